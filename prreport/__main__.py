@@ -1,0 +1,7 @@
+"""Allow ``python -m prreport``."""
+
+from __future__ import annotations
+
+from prreport.cli import main
+
+main()

@@ -1,0 +1,225 @@
+"""The PullRequestBundle: everything analysis needs, from any source, saved as versioned JSON."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prreport.errors import BundleError
+
+BUNDLE_SCHEMA = "prreport.bundle/1"
+
+
+@dataclass(frozen=True)
+class PullRequestMeta:
+    """Pull-request metadata (for a plain revision or range, the head commit's)."""
+
+    repo: str
+    number: int | None
+    title: str
+    body: str
+    author: str
+    base_sha: str
+    head_sha: str
+    target: str = ""
+    url: str = ""
+    state: str = "merged"
+    labels: tuple[str, ...] = ()
+    created_at: str | None = None
+    merged_at: str | None = None
+    merged_by: str | None = None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One changed file: status, counts, patch and the full before/after text when it is text."""
+
+    path: str
+    status: str  # added | modified | deleted | renamed | copied
+    additions: int
+    deletions: int
+    old_path: str | None = None
+    binary: bool = False
+    patch: str | None = None
+    before: str | None = None
+    after: str | None = None
+    # Why before/after text is missing although the file is not binary (non-UTF-8, too large).
+    note: str | None = None
+
+    @property
+    def before_path(self) -> str:
+        """The path of the file in the base revision."""
+        return self.old_path or self.path
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A review, review comment or issue comment."""
+
+    kind: str  # review | review_comment | issue_comment
+    author: str
+    body: str
+    created_at: str | None = None
+    state: str | None = None  # for reviews: APPROVED, CHANGES_REQUESTED, COMMENTED
+    path: str | None = None
+    line: int | None = None
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A CI check run or commit status at the head commit."""
+
+    name: str
+    status: str  # completed | in_progress | queued
+    conclusion: str | None  # success | failure | neutral | cancelled | skipped | timed_out | ...
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """A commit of the pull request."""
+
+    sha: str
+    subject: str
+    author: str
+    date: str
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class RelatedCandidate:
+    """Another pull request that may belong with this one, and why the source thinks so."""
+
+    number: int
+    title: str
+    relation: str  # predecessor | follow-up | same-series | same-files | referenced | references-this
+    evidence: str
+    author: str = ""
+    merged_at: str | None = None
+    url: str = ""
+    files: tuple[str, ...] = ()
+    # Machine-readable reasons: referenced, references-this, same-series, same-files.
+    reasons: tuple[str, ...] = ()
+    series: str = ""  # conventional-commit "type(scope)" shared with this PR, if any
+    shared_files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PullRequestBundle:
+    """Everything analysis needs; produced by a source, consumed by the analyzers."""
+
+    source: str  # git | github | bundle
+    pr: PullRequestMeta
+    files: tuple[FileChange, ...]
+    commits: tuple[CommitInfo, ...] = ()
+    reviews: tuple[Comment, ...] = ()
+    review_comments: tuple[Comment, ...] = ()
+    issue_comments: tuple[Comment, ...] = ()
+    checks: tuple[CheckResult, ...] = ()
+    related: tuple[RelatedCandidate, ...] = ()
+    # False for sources that cannot see reviews and CI (a local git repository).
+    review_data_available: bool = False
+    # Paths of every file at head (so analyzers can resolve modules to files).
+    head_paths: tuple[str, ...] = ()
+    # Extra files at head that analyzers asked for (path -> text, None if absent/unreadable).
+    context_files: dict[str, str | None] = field(default_factory=dict)
+    # Whole-repository reference search results: name -> ("path:line", ...).
+    references: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # How far ``references`` reached: "repository" or "changed-files".
+    reference_scope: str = "changed-files"
+    # Problems the source met but could work around (capped listings, unreadable files).
+    source_notes: tuple[str, ...] = ()
+    schema: str = BUNDLE_SCHEMA
+
+    def file(self, path: str) -> FileChange | None:
+        """Return the changed file at ``path`` (after path), if any."""
+        for f in self.files:
+            if f.path == path:
+                return f
+        return None
+
+
+# --- JSON (de)serialisation -------------------------------------------------------------
+
+
+def to_jsonable(value: Any) -> Any:
+    """Turn dataclasses, tuples and dicts into plain JSON values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    return value
+
+
+def _from_jsonable(typ: Any, value: Any, where: str) -> Any:
+    origin = typing.get_origin(typ)
+    args = typing.get_args(typ)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _from_jsonable(inner[0], value, where)
+    if dataclasses.is_dataclass(typ):
+        if not isinstance(value, dict):
+            raise BundleError(f"{where}: expected an object")
+        hints = typing.get_type_hints(typ)
+        kwargs = {}
+        for f in dataclasses.fields(typ):
+            if f.name in value:
+                kwargs[f.name] = _from_jsonable(hints[f.name], value[f.name], f"{where}.{f.name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise BundleError(f"{where}: missing field '{f.name}'")
+        return typ(**kwargs)
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise BundleError(f"{where}: expected a list")
+        item = args[0]
+        return tuple(_from_jsonable(item, v, f"{where}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise BundleError(f"{where}: expected an object")
+        return {k: _from_jsonable(args[1], v, f"{where}.{k}") for k, v in value.items()}
+    if typ in (str, int, bool):
+        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+            raise BundleError(f"{where}: expected {typ.__name__}, got {type(value).__name__}")
+        return value
+    return value
+
+
+def bundle_to_json(bundle: PullRequestBundle) -> str:
+    """Serialise a bundle to deterministic JSON text."""
+    return json.dumps(to_jsonable(bundle), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def bundle_from_json(text: str, origin: str = "bundle") -> PullRequestBundle:
+    """Parse a bundle from JSON text, checking its schema version."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(f"{origin}: not a prreport bundle (invalid JSON: {exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict) or "schema" not in data:
+        raise BundleError(f"{origin}: not a prreport bundle (no 'schema' field)")
+    if data["schema"] != BUNDLE_SCHEMA:
+        raise BundleError(
+            f"{origin}: bundle schema {data['schema']!r} is not supported (this prreport reads {BUNDLE_SCHEMA!r})"
+        )
+    return _from_jsonable(PullRequestBundle, data, origin)
+
+
+def load_bundle(path: str | Path) -> PullRequestBundle:
+    """Read a bundle saved with ``--save-bundle``."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BundleError(f"bundle file {p} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleError(f"bundle file {p} cannot be read ({exc})") from None
+    return bundle_from_json(text, origin=str(p))

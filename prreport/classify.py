@@ -1,0 +1,74 @@
+"""File classification: category, module name and change type of a changed file."""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from collections.abc import Iterable, Sequence
+
+_DOC_EXT = (".md", ".rst", ".txt", ".adoc")
+_CONFIG_EXT = (".toml", ".yaml", ".yml", ".ini", ".cfg", ".json", ".conf", ".env")
+_DATA_EXT = (".csv", ".tsv", ".parquet", ".jsonl", ".npy", ".npz", ".pkl", ".bin", ".pt", ".png", ".jpg")
+_BUILD_NAMES = {
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "makefile",
+    "dockerfile",
+    "cmakelists.txt",
+    "requirements.txt",
+    "poetry.lock",
+    "uv.lock",
+    "manifest.in",
+}
+
+
+def category(path: str) -> str:
+    """One of source, test, docs, config, build, ci, data."""
+    low = path.lower()
+    name = posixpath.basename(low)
+    parts = low.split("/")
+    if low.startswith(".github/workflows/") or low.startswith(".ci/") or name in (".gitlab-ci.yml", "action.yml"):
+        return "ci"
+    if name in _BUILD_NAMES or name.startswith("requirements") or name.endswith(".lock"):
+        return "build"
+    if any(p in ("test", "tests", "testing") for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return "test"
+    if name.endswith(_DOC_EXT) or any(p in ("docs", "doc") for p in parts[:-1]):
+        return "docs"
+    if name.endswith(_DATA_EXT) or any(p == "data" for p in parts[:-1]):
+        return "data"
+    if name.endswith(_CONFIG_EXT):
+        return "config"
+    return "source"
+
+
+def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterable[str]) -> str:
+    """Module label from ``[modules]`` globs, else the dotted package path of the file's directory."""
+    for pattern, label in globs:
+        if fnmatch.fnmatch(path, pattern):
+            return label
+    directory = posixpath.dirname(path)
+    if not path.endswith(".py"):
+        return directory or "."
+    inits = {posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py")}
+    parts = directory.split("/") if directory else []
+    # Walk up while each directory is a package; the first non-package ancestor is the root.
+    start = len(parts)
+    while start > 0 and "/".join(parts[:start]) in inits:
+        start -= 1
+    pkg = parts[start:]
+    return ".".join(pkg) if pkg else (directory or ".")
+
+
+def python_module_path(path: str, head_paths: Iterable[str]) -> str:
+    """Dotted import name of a Python file (``python/pkg/sub/mod.py`` -> ``pkg.sub.mod``)."""
+    inits = {posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py")}
+    directory = posixpath.dirname(path)
+    parts = directory.split("/") if directory else []
+    start = len(parts)
+    while start > 0 and "/".join(parts[:start]) in inits:
+        start -= 1
+    stem = posixpath.basename(path)[:-3]
+    mod = [*parts[start:], *([] if stem == "__init__" else [stem])]
+    return ".".join(mod)

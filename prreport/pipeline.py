@@ -1,0 +1,78 @@
+"""The one-direction pipeline: source -> bundle -> analyzers -> report model -> renderers."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from prreport.analyzers import collect_requests, run_analyzers, selected
+from prreport.bundle import PullRequestBundle
+from prreport.config import Config
+from prreport.findings import Diagnostic, Finding
+from prreport.model import ReportModel, build_model
+from prreport.output import report_stem
+from prreport.render import render_html, render_json, render_markdown
+from prreport.sources import Source
+
+# Rounds of context fetching: analyzers may follow imports of fetched files (cycle safety).
+_MAX_CONTEXT_ROUNDS = 6
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A bundle with its findings and report model."""
+
+    bundle: PullRequestBundle
+    findings: list[Finding]
+    diagnostics: list[Diagnostic]
+    model: ReportModel
+
+
+def gather(source: Source, config: Config) -> PullRequestBundle:
+    """Fetch the bundle and the context the analyzers ask for (until they ask for nothing new)."""
+    bundle = source.fetch()
+    analyzers = selected(config.analysis)
+    for _ in range(_MAX_CONTEXT_ROUNDS):
+        request, _diags = collect_requests(analyzers, bundle)
+        files = sorted(set(request.files) - set(bundle.context_files))
+        names = sorted(set(request.references) - set(bundle.references))
+        if not files and not names:
+            break
+        context = dict(bundle.context_files)
+        references = dict(bundle.references)
+        scope = bundle.reference_scope
+        if files:
+            context.update(source.fetch_context(files))
+        if names:
+            found, scope = source.find_references(names)
+            references.update(found)
+        bundle = dataclasses.replace(bundle, context_files=context, references=references, reference_scope=scope)
+    return bundle
+
+
+def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:
+    """Run the analyzers on a bundle and build the report model."""
+    analyzers = selected(config.analysis)
+    _req, plan_diags = collect_requests(analyzers, bundle)
+    findings, diags = run_analyzers(analyzers, bundle, debug=debug)
+    diags = plan_diags + diags
+    model = build_model(bundle, findings, diags, config)
+    return Analysis(bundle, findings, diags, model)
+
+
+def render_outputs(analysis: Analysis, config: Config, out_dir: Path) -> dict[Path, str]:
+    """Render every configured format; returns path -> text (nothing written yet)."""
+    model = analysis.model
+    stem = report_stem(model.pr["repo"], model.pr["number"], model.pr["target"])
+    lang = config.report.lang
+    suffix = "" if lang == "en" else f".{lang}"
+    outputs: dict[Path, str] = {}
+    markdown = render_markdown(model, lang)
+    if "md" in config.report.formats:
+        outputs[out_dir / f"{stem}{suffix}.md"] = markdown
+    if "html" in config.report.formats:
+        outputs[out_dir / f"{stem}{suffix}.html"] = render_html(model, lang, markdown)
+    if "json" in config.report.formats:
+        outputs[out_dir / f"{stem}.json"] = render_json(model)
+    return outputs

@@ -1,0 +1,479 @@
+"""The local git source: a PR number, revision or range of a local (possibly bare) clone.
+
+Only plumbing commands that read objects are used, so the work tree is never touched;
+blobs come through one long-running ``git cat-file --batch`` process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from prreport.bundle import (
+    CommitInfo,
+    FileChange,
+    PullRequestBundle,
+    PullRequestMeta,
+    RelatedCandidate,
+)
+from prreport.config import GitConfig
+from prreport.errors import SourceError
+from prreport.series import SeriesKey, related_candidates
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_PR_NUMBER = re.compile(r"^#?(\d+)$")
+_SQUASH = re.compile(r"\(#(\d+)\)\s*$")
+_MERGE = re.compile(r"^Merge pull request #(\d+)\b")
+_STATUS = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "C": "copied", "T": "modified"}
+
+
+def pr_number_of_subject(subject: str) -> int | None:
+    """The PR number a squash-merge or merge-commit subject names, if any."""
+    m = _SQUASH.search(subject) or _MERGE.match(subject)
+    return int(m.group(1)) if m else None
+
+
+def _decode_text(data: bytes, limit: int) -> tuple[str | None, bool, str | None]:
+    """Return (text, is_binary, note) for blob bytes."""
+    if b"\0" in data[:8000]:
+        return None, True, None
+    if len(data) > limit:
+        return None, False, f"too large ({len(data)} bytes > {limit})"
+    try:
+        return data.decode("utf-8"), False, None
+    except UnicodeDecodeError:
+        return None, False, "not UTF-8 text"
+
+
+class _BlobReader:
+    """One ``git cat-file --batch`` process answering blob requests."""
+
+    def __init__(self, git: GitRepo) -> None:
+        self._proc = subprocess.Popen(
+            git.base_cmd + ["cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def read(self, spec: str) -> bytes | None:
+        """Return the object's bytes, or None if git does not have it."""
+        assert self._proc.stdin and self._proc.stdout
+        self._proc.stdin.write(spec.encode("utf-8") + b"\n")
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().decode("utf-8", "replace").split()
+        if len(header) < 3 or header[-1] == "missing" or header[1] == "missing":
+            return None
+        size = int(header[2])
+        data = self._proc.stdout.read(size)
+        self._proc.stdout.read(1)  # the newline after the content
+        return data
+
+    def close(self) -> None:
+        """Stop the process."""
+        if self._proc.poll() is None:
+            assert self._proc.stdin
+            self._proc.stdin.close()
+            self._proc.wait(timeout=10)
+
+
+class GitRepo:
+    """Thin wrapper over read-only git commands for one repository."""
+
+    def __init__(self, path: str) -> None:
+        self.path = str(Path(path).resolve())
+        if not Path(self.path).exists():
+            raise SourceError(f"repository path {path} does not exist (use --repo PATH)")
+        self.base_cmd = ["git", "-C", self.path, "-c", "core.quotepath=off"]
+        try:
+            out = self.run(["rev-parse", "--git-dir"], check=False)
+        except FileNotFoundError:
+            raise SourceError("git is not installed or not on PATH") from None
+        if out is None:
+            raise SourceError(f"{self.path} is not a git repository (use --repo PATH to point at a clone)")
+        self._blobs: _BlobReader | None = None
+
+    def run(self, args: Sequence[str], check: bool = True, binary: bool = False):  # type: ignore[no-untyped-def]
+        """Run a git command and return its stdout (None on failure when check is False)."""
+        env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+        proc = subprocess.run(self.base_cmd + list(args), capture_output=True, env=env)
+        if proc.returncode != 0:
+            if check:
+                msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+                raise SourceError(f"git {args[0]} failed in {self.path}: {msg[-1] if msg else 'unknown error'}")
+            return None
+        return proc.stdout if binary else proc.stdout.decode("utf-8", "replace")
+
+    def blob(self, spec: str) -> bytes | None:
+        """Read an object through the shared ``cat-file --batch`` process."""
+        if self._blobs is None:
+            self._blobs = _BlobReader(self)
+        return self._blobs.read(spec)
+
+    def resolve(self, rev: str) -> str | None:
+        """Return the full SHA of a commit-ish, or None."""
+        out = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], check=False)
+        return out.strip() if out else None
+
+    def close(self) -> None:
+        """Stop helper processes."""
+        if self._blobs is not None:
+            self._blobs.close()
+            self._blobs = None
+
+
+@dataclass(frozen=True)
+class _Target:
+    number: int | None
+    base: str
+    head: str
+    commit: str | None  # the squash/merge commit, when the target is a PR or a single commit
+    spec: str
+
+
+def repo_name(git: GitRepo) -> str:
+    """OWNER/NAME from the origin remote, else the directory name."""
+    url = (git.run(["config", "--get", "remote.origin.url"], check=False) or "").strip()
+    m = re.search(r"[:/]([^/:]+)/([^/]+?)(?:\.git)?/?$", url) if ("://" in url or "@" in url) else None
+    if m:
+        return f"{m.group(1)}/{m.group(2)}"
+    name = Path(git.path).name
+    return name[:-4] if name.endswith(".git") else name
+
+
+def _web_url(git: GitRepo) -> str:
+    url = (git.run(["config", "--get", "remote.origin.url"], check=False) or "").strip()
+    m = re.search(r"github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?/?$", url)
+    return f"https://github.com/{m.group(1)}/{m.group(2)}" if m else ""
+
+
+_LOG_FORMAT = "%H%x00%P%x00%s%x00%an%x00%cI%x00%cn%x00%b%x1e"
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One commit of ``git log`` with the fields prreport reads."""
+
+    sha: str
+    parents: tuple[str, ...]
+    subject: str
+    author: str
+    date: str
+    committer: str
+    body: str
+
+    @property
+    def pr_number(self) -> int | None:
+        """The PR this squash/merge commit closes, if its subject says so."""
+        return pr_number_of_subject(self.subject)
+
+
+def git_log(git: GitRepo, args: Sequence[str]) -> list[LogEntry]:
+    """Parse ``git log`` output into entries."""
+    out = git.run(["log", f"--format={_LOG_FORMAT}", *args], check=False) or ""
+    entries = []
+    for rec in out.split("\x1e"):
+        rec = rec.lstrip("\n")
+        if not rec:
+            continue
+        parts = rec.split("\x00")
+        if len(parts) < 7:
+            continue
+        sha, parents, subject, author, date, committer, body = parts[:7]
+        entries.append(
+            LogEntry(sha, tuple(parents.split()), subject, author, date, committer, body.strip())
+        )
+    return entries
+
+
+def find_pr_commit(git: GitRepo, number: int) -> LogEntry | None:
+    """The newest commit on HEAD whose subject ends in ``(#N)`` or is ``Merge pull request #N``."""
+    pattern = rf"(\(#{number}\)\s*$|^Merge pull request #{number}([^0-9]|$))"
+    for entry in git_log(git, ["-E", f"--grep={pattern}", "HEAD"]):
+        if entry.pr_number == number:
+            return entry
+    return None
+
+
+class GitSource:
+    """Build a bundle from a local git repository."""
+
+    def __init__(self, target: str, config: GitConfig) -> None:
+        self.config = config
+        self.git = GitRepo(config.repo)
+        self.target_spec = target
+        self._target: _Target | None = None
+        self._entry: LogEntry | None = None
+
+    # -- target resolution --------------------------------------------------------------
+
+    def _resolve_target(self) -> _Target:
+        spec = self.target_spec.strip()
+        m = _PR_NUMBER.match(spec)
+        if m:
+            number = int(m.group(1))
+            entry = find_pr_commit(self.git, number)
+            if entry is None:
+                raise SourceError(
+                    f"no commit on HEAD of {self.git.path} has a subject ending in '(#{number})' or "
+                    f"starting with 'Merge pull request #{number}'; point --repo at the clone that has it, "
+                    f"or use --github OWNER/NAME"
+                )
+            self._entry = entry
+            base = entry.parents[0] if entry.parents else EMPTY_TREE
+            return _Target(number, base, entry.sha, entry.sha, spec)
+        if ".." in spec and "..." not in spec:
+            left, right = spec.split("..", 1)
+            base = self.git.resolve(left or "HEAD")
+            head = self.git.resolve(right or "HEAD")
+            for part, sha in ((left or "HEAD", base), (right or "HEAD", head)):
+                if sha is None:
+                    raise SourceError(f"unknown revision '{part}' in {self.git.path}")
+            assert base and head
+            return _Target(None, base, head, None, spec)
+        sha = self.git.resolve(spec)
+        if sha is None:
+            raise SourceError(
+                f"unknown revision '{spec}' in {self.git.path} (give a PR number, a revision or A..B)"
+            )
+        entries = git_log(self.git, ["-1", sha])
+        self._entry = entries[0] if entries else None
+        parents = self._entry.parents if self._entry else ()
+        base = parents[0] if parents else EMPTY_TREE
+        number = self._entry.pr_number if self._entry else None
+        return _Target(number, base, sha, sha, spec)
+
+    # -- files --------------------------------------------------------------------------
+
+    def _changed_files(self, base: str, head: str) -> list[FileChange]:
+        raw = self.git.run(["diff-tree", "-r", "-M", "-z", "--raw", "--numstat", base, head], binary=True)
+        fields = raw.split(b"\0")
+        entries: list[tuple[str, str | None, str, str]] = []  # (path, old_path, status, after blob)
+        befores: list[str] = []
+        numstats: list[tuple[str, str]] = []
+        i = 0
+        while i < len(fields):
+            tok = fields[i]
+            if tok.startswith(b":"):
+                meta = tok[1:].decode().split()
+                status = meta[4][0]
+                old_sha, new_sha = meta[2], meta[3]
+                if status in "RC":
+                    old_path = fields[i + 1].decode("utf-8", "replace")
+                    path = fields[i + 2].decode("utf-8", "replace")
+                    i += 3
+                else:
+                    path = fields[i + 1].decode("utf-8", "replace")
+                    old_path = None
+                    i += 2
+                entries.append((path, old_path, _STATUS.get(status, "modified"), new_sha))
+                befores.append(old_sha)
+            elif tok:
+                # numstat: "add\tdel\tpath" or "add\tdel\t" followed by old and new path fields
+                parts = tok.decode("utf-8", "replace").split("\t")
+                if len(parts) == 3 and parts[2] == "":
+                    i += 3
+                else:
+                    i += 1
+                numstats.append((parts[0], parts[1]))
+            else:
+                i += 1
+        patches = self._patches(base, head, len(entries))
+        files = []
+        for idx, (path, old_path, status, new_sha) in enumerate(entries):
+            add_s, del_s = numstats[idx] if idx < len(numstats) else ("0", "0")
+            binary = add_s == "-"
+            before = after = None
+            note = None
+            zero = "0" * 40
+            if not binary:
+                texts = []
+                for sha in (befores[idx], new_sha):
+                    if sha == zero or (status == "added" and sha == befores[idx]) or (status == "deleted" and sha == new_sha):
+                        texts.append(None)
+                        continue
+                    data = self.git.blob(sha)
+                    if data is None:
+                        texts.append(None)
+                        note = "blob missing from the repository"
+                        continue
+                    text, is_bin, why = _decode_text(data, self.config.max_file_bytes)
+                    binary = binary or is_bin
+                    note = note or why
+                    texts.append(text)
+                before, after = texts
+                if binary:
+                    before = after = None
+            files.append(
+                FileChange(
+                    path=path,
+                    old_path=old_path,
+                    status=status,
+                    additions=0 if binary else int(add_s),
+                    deletions=0 if binary else int(del_s),
+                    binary=binary,
+                    patch=None if binary else patches.get(idx),
+                    before=before,
+                    after=after,
+                    note=note,
+                )
+            )
+        return files
+
+    def _patches(self, base: str, head: str, count: int) -> dict[int, str]:
+        """Per-file unified diffs, split from one ``git diff-tree -p`` run (same order as --raw)."""
+        out = self.git.run(["diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", base, head], binary=True)
+        chunks = re.split(rb"(?m)^(?=diff --git )", out)
+        chunks = [c for c in chunks if c.startswith(b"diff --git ")]
+        if len(chunks) != count:
+            return {}
+        result = {}
+        for idx, chunk in enumerate(chunks):
+            text = chunk.decode("utf-8", "replace")
+            body = text.split("\n@@", 1)
+            result[idx] = "@@" + body[1] if len(body) == 2 else ""
+        return result
+
+    # -- bundle -------------------------------------------------------------------------
+
+    def fetch(self) -> PullRequestBundle:
+        """Resolve the target and read metadata, changed files and commits."""
+        target = self._resolve_target()
+        self._target = target
+        entry = self._entry
+        repo = repo_name(self.git)
+        files = self._changed_files(target.base, target.head)
+        title, body, author, merged_at, merged_by = self.target_spec, "", "", None, None
+        commits: list[CommitInfo] = []
+        if entry is not None:
+            title, body = _title_and_body(entry)
+            author = entry.author
+            merged_at = entry.date
+            if len(entry.parents) > 1:
+                merged_by = entry.committer
+                branch = git_log(self.git, [f"{entry.parents[0]}..{entry.parents[1]}"])
+                if branch:
+                    author = branch[-1].author
+                commits = [CommitInfo(c.sha, c.subject, c.author, c.date, c.body) for c in branch]
+            else:
+                commits = [CommitInfo(entry.sha, entry.subject, entry.author, entry.date, entry.body)]
+        else:
+            rng = git_log(self.git, [f"{target.base}..{target.head}"])
+            commits = [CommitInfo(c.sha, c.subject, c.author, c.date, c.body) for c in rng]
+            if rng:
+                title = f"{target.spec}: {len(rng)} commit{'s' if len(rng) != 1 else ''}"
+                body = "\n".join(f"- {c.subject}" for c in reversed(rng))
+                author = rng[0].author
+                merged_at = rng[0].date
+        web = _web_url(self.git)
+        url = f"{web}/pull/{target.number}" if web and target.number else (f"{web}/commit/{target.head}" if web else "")
+        pr = PullRequestMeta(
+            repo=repo,
+            number=target.number,
+            title=title,
+            body=body,
+            author=author,
+            base_sha=target.base,
+            head_sha=target.head,
+            target=target.spec,
+            url=url,
+            state="merged" if target.number else "commit",
+            merged_at=merged_at,
+            merged_by=merged_by,
+        )
+        head_paths = tuple(
+            p for p in (self.git.run(["ls-tree", "-r", "--name-only", "-z", target.head]) or "").split("\0") if p
+        )
+        related = self._related(pr, files)
+        return PullRequestBundle(
+            source="git",
+            pr=pr,
+            files=tuple(files),
+            commits=tuple(commits),
+            related=tuple(related),
+            review_data_available=False,
+            head_paths=head_paths,
+        )
+
+    def _related(self, pr: PullRequestMeta, files: list[FileChange]) -> list[RelatedCandidate]:
+        """Other ``(#N)`` commits on HEAD that belong with this PR (series, files, references)."""
+        entries = [e for e in git_log(self.git, ["HEAD"]) if e.pr_number is not None]
+        if not entries:
+            return []
+        touched = {f.path for f in files} | {f.old_path for f in files if f.old_path}
+        files_of: dict[str, tuple[str, ...]] = {}
+        if touched:
+            out = self.git.run(
+                ["log", "--format=%x1e%H", "--name-only", "--no-renames", "HEAD", "--", *sorted(touched)],
+                check=False,
+            ) or ""
+            for rec in out.split("\x1e"):
+                lines = [x for x in rec.strip().splitlines() if x]
+                if lines:
+                    files_of[lines[0]] = tuple(lines[1:])
+        return related_candidates(
+            this=SeriesKey(pr.number, pr.title, pr.body, pr.author, pr.merged_at, tuple(sorted(touched))),
+            others=[
+                SeriesKey(e.pr_number, *_title_and_body(e), e.author, e.date, files_of.get(e.sha, ()))
+                for e in entries
+                if e.pr_number is not None and e.sha != self._target_commit()
+            ],
+            window_days=self.config.related_window_days,
+            limit=self.config.related_max,
+        )
+
+    def _target_commit(self) -> str | None:
+        return self._target.commit if self._target else None
+
+    def fetch_context(self, paths: Iterable[str]) -> dict[str, str | None]:
+        """Read files at head through the blob reader."""
+        head = self._target.head if self._target else "HEAD"
+        result: dict[str, str | None] = {}
+        for p in paths:
+            data = self.git.blob(f"{head}:{p}")
+            text = None
+            if data is not None:
+                text, _, _ = _decode_text(data, self.config.max_file_bytes)
+            result[p] = text
+        return result
+
+    def find_references(self, names: Iterable[str]) -> tuple[dict[str, tuple[str, ...]], str]:
+        """Whole-word ``git grep`` over the head tree (no checkout) for Python files."""
+        names = sorted(set(names))
+        head = self._target.head if self._target else "HEAD"
+        found: dict[str, list[str]] = {n: [] for n in names}
+        for start in range(0, len(names), 200):
+            batch = names[start : start + 200]
+            args = ["grep", "-n", "-w", "-I", "--full-name", "-F"]
+            for n in batch:
+                args += ["-e", n]
+            out = self.git.run([*args, head, "--", "*.py"], check=False) or ""
+            for line in out.splitlines():
+                # "<rev>:<path>:<line>:<text>"
+                parts = line.split(":", 3)
+                if len(parts) < 4:
+                    continue
+                loc = f"{parts[1]}:{parts[2]}"
+                text = parts[3]
+                for n in batch:
+                    if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text):
+                        found[n].append(loc)
+        return {n: tuple(v) for n, v in found.items()}, "repository"
+
+    def close(self) -> None:
+        """Stop the blob reader."""
+        self.git.close()
+
+
+def _title_and_body(entry: LogEntry) -> tuple[str, str]:
+    """The PR title and description a squash or merge commit carries."""
+    if _MERGE.match(entry.subject):
+        lines = entry.body.splitlines()
+        title = lines[0].strip() if lines else entry.subject
+        return title, "\n".join(lines[1:]).strip()
+    title = _SQUASH.sub("", entry.subject).rstrip()
+    return title, entry.body

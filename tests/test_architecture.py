@@ -1,0 +1,46 @@
+"""The layering and one-door rules (import-linter), lint, and packaging of templates."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tool(name: str) -> str:
+    exe = Path(sys.executable).parent / name
+    found = str(exe) if exe.exists() else shutil.which(name)
+    if not found:
+        pytest.fail(f"{name} is not installed; install the test extras: pip install -e '.[test]'")
+    return found
+
+
+def test_import_contracts_hold():
+    res = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "0 broken" in res.stdout
+
+
+def test_ruff_clean():
+    res = subprocess.run([_tool("ruff"), "check", "prreport", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_wheel_ships_templates(tmp_path: Path):
+    res = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 0, res.stderr[-2000:]
+    wheel = next(tmp_path.glob("prreport-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    for required in ("prreport/templates/en/report.md.j2", "prreport/templates/zh/report.md.j2", "prreport/templates/page.html.j2", "prreport/templates/style.css"):
+        assert required in names
