@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from prreport.analyzers import collect_requests, run_analyzers, selected
+from prreport.analyzers import SourceFiles, collect_requests, run_analyzers, selected
 from prreport.bundle import PullRequestBundle
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
@@ -54,8 +54,9 @@ def gather(source: Source, config: Config) -> PullRequestBundle:
 def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:
     """Run the analyzers on a bundle and build the report model."""
     analyzers = selected(config.analysis)
-    _req, plan_diags = collect_requests(analyzers, bundle)
-    findings, diags = run_analyzers(analyzers, bundle, debug=debug)
+    sources = SourceFiles(bundle)  # one parse cache shared by planning and analysis
+    _req, plan_diags = collect_requests(analyzers, bundle, sources)
+    findings, diags = run_analyzers(analyzers, bundle, debug=debug, sources=sources)
     diags = plan_diags + diags
     model = build_model(bundle, findings, diags, config)
     return Analysis(bundle, findings, diags, model)

@@ -134,10 +134,10 @@ def selected(config: AnalysisConfig) -> list[Analyzer]:
 
 
 def collect_requests(
-    analyzers: list[Analyzer], bundle: PullRequestBundle
+    analyzers: list[Analyzer], bundle: PullRequestBundle, sources: SourceFiles | None = None
 ) -> tuple[ContextRequest, list[Diagnostic]]:
     """Union of what the analyzers want fetched; a failing ``requests`` becomes a diagnostic."""
-    sources = SourceFiles(bundle)
+    sources = sources if sources is not None and sources.bundle is bundle else SourceFiles(bundle)
     req = ContextRequest()
     diags = []
     for a in analyzers:
@@ -149,10 +149,13 @@ def collect_requests(
 
 
 def run_analyzers(
-    analyzers: list[Analyzer], bundle: PullRequestBundle, debug: bool = False
+    analyzers: list[Analyzer],
+    bundle: PullRequestBundle,
+    debug: bool = False,
+    sources: SourceFiles | None = None,
 ) -> tuple[list[Finding], list[Diagnostic]]:
     """Run every analyzer; crashes and unparseable files become diagnostics. Output is sorted."""
-    sources = SourceFiles(bundle)
+    sources = sources if sources is not None and sources.bundle is bundle else SourceFiles(bundle)
     findings: list[Finding] = []
     diags: list[Diagnostic] = []
     for a in analyzers:

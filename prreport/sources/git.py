@@ -293,7 +293,7 @@ class GitSource:
             if not binary:
                 texts = []
                 for sha in (befores[idx], new_sha):
-                    if sha == zero or (status == "added" and sha == befores[idx]) or (status == "deleted" and sha == new_sha):
+                    if sha == zero:  # the missing side of an added or deleted file
                         texts.append(None)
                         continue
                     data = self.git.blob(sha)
