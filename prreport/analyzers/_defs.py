@@ -1,0 +1,311 @@
+"""Definition index: every function, class, method, constant and module-level import of a file.
+
+Shared by the refactor analyzers (dead code, extraction, overrides, moved symbols): each
+definition has a qualname, its line span and normalised dumps of its body, so two
+definitions can be compared byte-for-byte, modulo consistent local renames, or not at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+import re
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from prreport.analyzers import SourceFiles
+from prreport.bundle import FileChange
+from prreport.classify import python_module_path
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One definition in one file side."""
+
+    path: str
+    qualname: str  # "Cls.meth", "func", "CONST", "Outer.<locals>.inner"
+    name: str
+    kind: str  # function | method | class | constant | import
+    parent: str  # enclosing class/function qualname, "" at module level
+    start: int  # first line, decorators included
+    end: int
+    node: ast.AST = field(compare=False, repr=False)
+    body: str = field(compare=False, repr=False, default="")  # normalised dump (name excluded)
+    renamed: str = field(compare=False, repr=False, default="")  # dump modulo local renames
+    text: str = field(compare=False, repr=False, default="")  # dedented source text
+    bases: tuple[str, ...] = ()  # class bases as source text
+
+
+def dump(node: ast.AST | Sequence[ast.AST]) -> str:
+    """Formatting- and comment-insensitive dump of a node or statement list."""
+    if isinstance(node, ast.AST):
+        return ast.dump(node, annotate_fields=False, include_attributes=False)
+    return "\n".join(dump(n) for n in node)
+
+
+class _Renamer(ast.NodeTransformer):
+    """Replace local names (not attributes, not globals used before binding) by ordinal placeholders."""
+
+    def __init__(self, keep: frozenset[str]) -> None:
+        self.keep = keep
+        self.names: dict[str, str] = {}
+
+    def _sub(self, name: str) -> str:
+        if name in self.keep:
+            return name
+        return self.names.setdefault(name, f"_v{len(self.names)}")
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.copy_location(ast.Name(id=self._sub(node.id), ctx=node.ctx), node)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.arg = self._sub(node.arg)
+        self.generic_visit(node)
+        return node
+
+
+def bound_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names assigned, declared as parameters or bound by ``for``/``with``/``except`` in nodes."""
+    out: set[str] = set()
+    for top in nodes:
+        for n in ast.walk(top):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                out.add(n.id)
+            elif isinstance(n, ast.arg):
+                out.add(n.arg)
+            elif isinstance(n, ast.ExceptHandler) and n.name:
+                out.add(n.name)
+    return out
+
+
+def renamed_dump(nodes: Sequence[ast.AST], extra_locals: Iterable[str] = ()) -> str:
+    """Dump with every locally bound name replaced by its order of first appearance."""
+    local = bound_names(nodes) | set(extra_locals)
+    every = {n.id for top in nodes for n in ast.walk(top) if isinstance(n, ast.Name)}
+    every |= {n.arg for top in nodes for n in ast.walk(top) if isinstance(n, ast.arg)}
+    renamer = _Renamer(frozenset(every - local))
+    return "\n".join(dump(renamer.visit(copy.deepcopy(n))) for n in nodes)
+
+
+def strip_docstring(body: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """A body without its leading docstring."""
+    body = list(body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        return body[1:]
+    return body
+
+
+def first_line(node: ast.AST) -> int:
+    """First line of a statement, decorators included."""
+    decos = getattr(node, "decorator_list", None) or []
+    return min([node.lineno] + [d.lineno for d in decos])  # type: ignore[attr-defined]
+
+
+def segment(lines: Sequence[str], start: int, end: int) -> str:
+    """Dedented source text of lines ``start..end`` (1-based, inclusive)."""
+    return textwrap.dedent("".join(lines[start - 1 : end]))
+
+
+def _function_key(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
+    """Body dumps of a function without its name (arguments, decorators, returns and body)."""
+    sig = dump(fn.args) + "|" + dump(fn.decorator_list) + "|" + (dump(fn.returns) if fn.returns else "")
+    body = strip_docstring(fn.body) or fn.body
+    return sig + "\n" + dump(body), renamed_dump([fn.args, *body])
+
+
+def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Definition]:
+    """Every definition of a module by qualname (module and class level, nested functions too)."""
+    if tree is None or text is None:
+        return {}
+    lines = text.splitlines(keepends=True)
+    out: dict[str, Definition] = {}
+
+    def add(node: ast.AST, qual: str, name: str, kind: str, parent: str, body: str, renamed: str, bases=()) -> None:
+        start = first_line(node)
+        end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        out.setdefault(
+            qual,
+            Definition(path, qual, name, kind, parent, start, end, node, body, renamed, segment(lines, start, end), bases),
+        )
+
+    def walk(stmts: Sequence[ast.stmt], parent: str, in_class: bool, in_function: bool) -> None:
+        prefix = f"{parent}." if parent else ""
+        for st in stmts:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + st.name
+                body, ren = _function_key(st)
+                add(st, qual, st.name, "method" if in_class else "function", parent, body, ren)
+                walk(st.body, f"{qual}.<locals>", False, True)
+            elif isinstance(st, ast.ClassDef):
+                qual = prefix + st.name
+                bases = tuple(ast.unparse(b) for b in st.bases)
+                add(st, qual, st.name, "class", parent, dump(strip_docstring(st.body) or st.body), "", bases)
+                walk(st.body, qual, True, in_function)
+            elif in_function:
+                continue
+            elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        value = dump(st.value) if st.value is not None else ""
+                        add(st, prefix + t.id, t.id, "constant", parent, value, value)
+            elif isinstance(st, (ast.Import, ast.ImportFrom)) and not in_class:
+                for alias in st.names:
+                    if alias.name == "*":
+                        continue
+                    bound = alias.asname or alias.name.split(".")[0]
+                    add(st, prefix + bound, bound, "import", parent, dump(st), dump(st))
+            elif isinstance(st, (ast.If, ast.Try)) and not in_class:
+                # Module-level guards (TYPE_CHECKING, try/except ImportError) still define names.
+                for sub in (st.body, st.orelse, getattr(st, "finalbody", [])):
+                    walk(sub, parent, in_class, in_function)
+                for h in getattr(st, "handlers", []):
+                    walk(h.body, parent, in_class, in_function)
+
+    walk(tree.body, "", False, False)
+    return out
+
+
+def file_index(sources: SourceFiles, path: str, side: str) -> dict[str, Definition]:
+    """Memoised definition index of a file side (``before`` by before path, ``after``/``head``)."""
+    return sources.memo(
+        path, side, "defs", lambda: index(path, sources.tree(path, side), sources.text(path, side))
+    )
+
+
+@dataclass(frozen=True)
+class Change:
+    """Definitions that exist on only one side of the PR, across all changed Python files."""
+
+    removed: tuple[Definition, ...]  # before-side definitions (path = before path)
+    added: tuple[Definition, ...]  # after-side definitions (path = after path)
+    file_of: dict[str, FileChange]  # before or after path -> file change
+
+
+def definition_changes(sources: SourceFiles) -> Change:
+    """Removed and added definitions of every changed Python file (memoised)."""
+
+    def build() -> Change:
+        removed: list[Definition] = []
+        added: list[Definition] = []
+        file_of: dict[str, FileChange] = {}
+        for f in sources.python_files():
+            file_of[f.path] = f
+            file_of[f.before_path] = f
+            before = file_index(sources, f.before_path, "before") if f.before is not None else {}
+            after = file_index(sources, f.path, "after") if f.after is not None else {}
+            removed.extend(d for q, d in before.items() if q not in after)
+            added.extend(d for q, d in after.items() if q not in before)
+        key = lambda d: (d.path, d.start, d.qualname)  # noqa: E731
+        return Change(tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of)
+
+    return sources.memo("", "", "definition-changes", build)
+
+
+def lines_with_blanks(text: str | None, start: int, end: int, changed: Iterable[int]) -> tuple[int, ...]:
+    """Lines ``start..end`` that changed, plus changed blank/comment lines adjacent to the span."""
+    changed = set(changed)
+    lines = (text or "").splitlines()
+    out = {n for n in range(start, end + 1) if n in changed}
+
+    def blank(n: int) -> bool:
+        return 1 <= n <= len(lines) and (not lines[n - 1].strip() or lines[n - 1].lstrip().startswith("#"))
+
+    n = start - 1
+    while n in changed and blank(n):
+        out.add(n)
+        n -= 1
+    n = end + 1
+    while n in changed and blank(n):
+        out.add(n)
+        n += 1
+    return tuple(sorted(out))
+
+
+def explains(path: str, side: str, lines: Iterable[int]) -> tuple[tuple[str, str, int], ...]:
+    """``Finding.explains`` entries for lines of one file side (``-`` or ``+``)."""
+    return tuple((path, side, n) for n in sorted(set(lines)))
+
+
+def module_of(path: str, sources: SourceFiles) -> str:
+    """Dotted module name of a file at head."""
+    return python_module_path(path, sources.bundle.head_paths or (path,))
+
+
+def word_hits(text: str | None, name: str) -> list[int]:
+    """Lines of ``text`` where ``name`` occurs as a whole word outside comments."""
+    if not text:
+        return []
+    pat = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        code = line.split("#", 1)[0] if "#" in line and "'" not in line and '"' not in line else line
+        if line.lstrip().startswith("#"):
+            continue
+        if pat.search(code):
+            out.append(i)
+    return out
+
+
+def residual(a: str, b: str) -> list[str]:
+    """Lines that differ between two texts (``-``/``+`` prefixed, unified-diff style)."""
+    return [
+        ln
+        for ln in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    ]
+
+
+def _forwards_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
+    """True when ``call`` passes the function's own parameters through unchanged."""
+    a = fn.args
+    params = [p.arg for p in (a.posonlyargs + a.args)][1:]  # drop self/cls
+    pos = [x.id if isinstance(x, ast.Name) else None for x in call.args if not isinstance(x, ast.Starred)]
+    star = [x.value.id for x in call.args if isinstance(x, ast.Starred) and isinstance(x.value, ast.Name)]
+    kw = {k.arg: (k.value.id if isinstance(k.value, ast.Name) else None) for k in call.keywords if k.arg}
+    dstar = [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)]
+    passed = pos + [v for v in kw.values()]
+    if any(p is None for p in passed) or any(k != v for k, v in kw.items()):
+        return False
+    if pos != params[: len(pos)] or set(params[len(pos) :]) - set(kw) or set(kw) - set(params) - {p.arg for p in a.kwonlyargs}:
+        return False
+    if {p.arg for p in a.kwonlyargs} - set(kw):
+        return False
+    return star == ([a.vararg.arg] if a.vararg else []) and dstar == ([a.kwarg.arg] if a.kwarg else [])
+
+
+def placeholder_kind(fn: ast.AST) -> str | None:
+    """``pass``/``ellipsis``/``docstring``/``not-implemented``/``super-call`` for placeholder bodies."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    body = strip_docstring(fn.body)
+    if not body:
+        return "docstring"
+    if len(body) != 1:
+        return None
+    st = body[0]
+    if isinstance(st, ast.Pass):
+        return "pass"
+    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and st.value.value is Ellipsis:
+        return "ellipsis"
+    if isinstance(st, ast.Raise) and st.exc is not None:
+        exc = st.exc.func if isinstance(st.exc, ast.Call) else st.exc
+        if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+            return "not-implemented"
+    value = st.value if isinstance(st, (ast.Return, ast.Expr)) else None
+    if isinstance(value, ast.Await):
+        value = value.value
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == fn.name
+        and isinstance(value.func.value, ast.Call)
+        and isinstance(value.func.value.func, ast.Name)
+        and value.func.value.func.id == "super"
+        and not value.func.value.args
+        and _forwards_params(fn, value)
+    ):
+        return "super-call"
+    return None
