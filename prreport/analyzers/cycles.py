@@ -1,0 +1,265 @@
+"""Cycle safety of imports that became module-level, and the implicit contract they rest on."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._modimports import (
+    ImportBinding,
+    ModuleIndex,
+    module_level_imports,
+    newly_module_level,
+    parents,
+)
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.findings import ContextRequest, Finding
+
+
+@dataclass(frozen=True)
+class _Hoist:
+    """Imports of one changed file that now load one first-party module at import time."""
+
+    file: FileChange
+    importer: str
+    target: str
+    bindings: tuple[ImportBinding, ...]
+
+
+@dataclass
+class _Exploration:
+    """Breadth-first walk over module-level first-party imports starting at the target."""
+
+    chain: list[str] = field(default_factory=list)  # importer ... importer when a cycle exists
+    target_imports: list[str] = field(default_factory=list)
+    target_external: list[str] = field(default_factory=list)
+    explored: set[str] = field(default_factory=set)
+    missing: set[str] = field(default_factory=set)  # paths not fetched yet
+    unavailable: set[str] = field(default_factory=set)  # modules absent or unparseable at head
+    truncated: bool = False
+
+
+def _index(bundle: PullRequestBundle, sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
+    paths = bundle.head_paths or tuple(f.path for f in bundle.files)
+    return sources.memo("", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party))
+
+
+def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex) -> list[_Hoist]:
+    out: list[_Hoist] = []
+    for f in sources.python_files():
+        if f.after is None:
+            continue
+        after = sources.tree(f.path, "after")
+        if after is None:
+            continue
+        before = sources.tree(f.before_path, "before") if f.before is not None else None
+        if f.before is not None and before is None:
+            continue  # an unparseable before side: nothing can be said about what is new
+        importer = index.module_of(f.path)
+        if importer is None:
+            continue  # a script outside the packages cannot be imported back
+        by_target: dict[str, list[ImportBinding]] = {}
+        for b in newly_module_level(before, after):
+            target = index.target(b, importer, f.path)
+            if target and target != importer:
+                by_target.setdefault(target, []).append(b)
+        for target, bindings in sorted(by_target.items()):
+            out.append(_Hoist(f, importer, target, tuple(sorted(bindings, key=lambda b: (b.line, b.bound)))))
+    return out
+
+
+def _load(bundle: PullRequestBundle, sources: SourceFiles, path: str):  # type: ignore[no-untyped-def]
+    """(tree or None, fetched?) for a file at head: a changed file's after side or a context file."""
+    f = bundle.file(path)
+    if f is not None and f.after is not None:
+        return sources.tree(path, "after"), True
+    if path not in bundle.context_files:
+        return None, False
+    return sources.tree(path, "head"), True
+
+
+def _explore(
+    bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex, importer: str, target: str, depth: int
+) -> _Exploration:
+    ex = _Exploration()
+    # The importer's own packages are initialised before it runs, so reaching them is no cycle.
+    settled = set(parents(importer))
+    start = [p for p in parents(target) if p not in settled and index.path_of(p)] + [target]
+    queue = deque([(m, [importer, m]) for m in start])
+    seen = set(start)
+    while queue:
+        module, chain = queue.popleft()
+        path = index.path_of(module)
+        if path is None:
+            ex.unavailable.add(module)
+            continue
+        tree, fetched = _load(bundle, sources, path)
+        if not fetched:
+            ex.missing.add(path)
+            continue
+        if tree is None:
+            ex.unavailable.add(module)
+            continue
+        ex.explored.add(module)
+        edges: list[str] = []
+        first_party: set[str] = set()
+        external: set[str] = set()
+        for b in module_level_imports(tree):
+            dest = index.target(b, module, path)
+            absolute = index.absolute(b, module, path) or b.module
+            if dest is None:
+                if not index.is_first_party(absolute):
+                    external.add(absolute)
+                else:
+                    first_party.add(absolute)
+                continue
+            first_party.add(dest)
+            edges.extend(p for p in parents(dest) if p not in settled and index.path_of(p))
+            edges.append(dest)
+        if module == target:
+            ex.target_imports = sorted(first_party)
+            ex.target_external = sorted(external)
+        for dest in edges:
+            if dest == importer:
+                if not ex.chain:
+                    ex.chain = [*chain, dest]
+                continue
+            if dest in seen:
+                continue
+            if len(chain) - 1 >= depth:
+                ex.truncated = True
+                continue
+            seen.add(dest)
+            queue.append((dest, [*chain, dest]))
+    return ex
+
+
+def _forbidden(importer: str, target: str, explored: Iterable[str]) -> str:
+    """The widest package of the importer that excludes the target and everything it loads."""
+    loaded = set(explored) | {target}
+    for pkg in [*parents(importer), importer]:
+        inside = lambda m, p=pkg: m == p or m.startswith(p + ".")  # noqa: E731
+        if not any(inside(m) for m in loaded):
+            return pkg
+    return importer
+
+
+def contract_texts(module: str, forbidden: list[str]) -> tuple[str, str]:
+    """Ready-to-paste import-linter ``forbidden`` contract: (pyproject TOML, INI)."""
+    name = f"{module} must not import {', '.join(forbidden)} (they import it at module level)"
+    toml_list = ", ".join(f'"{m}"' for m in forbidden)
+    toml = (
+        "[[tool.importlinter.contracts]]\n"
+        f'name = "{name}"\n'
+        'type = "forbidden"\n'
+        f'source_modules = ["{module}"]\n'
+        f"forbidden_modules = [{toml_list}]\n"
+    )
+    ident = module.rsplit(".", 1)[-1].replace("_", "-")
+    ini = (
+        f"[importlinter:contract:{ident}-no-cycle]\n"
+        f"name = {name}\n"
+        "type = forbidden\n"
+        "source_modules =\n"
+        f"    {module}\n"
+        "forbidden_modules =\n" + "".join(f"    {m}\n" for m in forbidden)
+    )
+    return toml, ini
+
+
+@register
+class CycleAnalyzer(Analyzer):
+    """Whether an import made module-level can close an import cycle.
+
+    before: ``def f(): from pkg.b import g`` · after: ``from pkg.b import g`` at the top of
+    ``pkg.a`` → ``cycle.safe`` when ``pkg.b`` (transitively, at module level) never imports
+    ``pkg.a``, else ``cycle.risk`` with the chain; plus ``contract.implicit`` to keep it so.
+    """
+
+    name = "cycles"
+
+    def _walks(self, bundle: PullRequestBundle, sources: SourceFiles) -> list[tuple[_Hoist, _Exploration]]:
+        index = _index(bundle, sources, self.config.first_party)
+        depth = max(1, self.config.cycle_depth)
+        cache: dict[tuple[str, str], _Exploration] = {}
+        out = []
+        for h in _hoists(bundle, sources, index):
+            key = (h.importer, h.target)
+            if key not in cache:
+                cache[key] = _explore(bundle, sources, index, h.importer, h.target, depth)
+            out.append((h, cache[key]))
+        return out
+
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """The target modules, then the files they import, one level per round."""
+        missing: set[str] = set()
+        for _h, ex in self._walks(bundle, sources):
+            missing |= ex.missing
+        return ContextRequest(files=frozenset(missing))
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``cycle.safe``/``cycle.risk`` per (importer, target) and ``contract.implicit`` per target."""
+        index = _index(bundle, sources, self.config.first_party)
+        depth = max(1, self.config.cycle_depth)
+        findings: list[Finding] = []
+        safe_by_target: dict[str, list[tuple[_Hoist, _Exploration]]] = {}
+        for h, ex in self._walks(bundle, sources):
+            target_path = index.path_of(h.target) or ""
+            names = [b.bound for b in h.bindings]
+            details = {
+                "importer_module": h.importer,
+                "target_module": h.target,
+                "target_path": target_path,
+                "target_imports": ex.target_imports,
+                "target_external_imports": ex.target_external,
+                "chain": ex.chain,
+                "depth": depth,
+                "names": names,
+                "lines": [b.line for b in h.bindings],
+                "explored": sorted(ex.explored),
+                "unavailable": sorted(ex.unavailable | {index.module_of(p) or p for p in ex.missing}),
+                "complete": not (ex.truncated or ex.missing or ex.unavailable),
+            }
+            line = h.bindings[0].line
+            if ex.chain:
+                findings.append(
+                    Finding("cycle.risk", h.file.path, line, h.target, f"{' -> '.join(ex.chain)}", details)
+                )
+            elif h.target not in ex.explored:
+                findings.append(
+                    Finding("cycle.unchecked", h.file.path, line, h.target, f"{h.target}: source unavailable", details)
+                )
+            else:
+                findings.append(
+                    Finding("cycle.safe", h.file.path, line, h.target, f"{h.target} does not import {h.importer}", details)
+                )
+                if details["complete"]:
+                    safe_by_target.setdefault(h.target, []).append((h, ex))
+        for target, items in sorted(safe_by_target.items()):
+            if any(f.kind == "cycle.risk" and f.symbol == target for f in findings):
+                continue
+            forbidden = sorted({_forbidden(h.importer, target, ex.explored) for h, ex in items})
+            toml, ini = contract_texts(target, forbidden)
+            importers = sorted({h.file.path for h, _ in items})
+            findings.append(
+                Finding(
+                    "contract.implicit",
+                    importers[0],
+                    None,
+                    target,
+                    f"{target} must keep not importing {', '.join(forbidden)} at module level",
+                    {
+                        "module": target,
+                        "module_path": index.path_of(target) or "",
+                        "forbidden": forbidden,
+                        "importers": importers,
+                        "importer_modules": sorted({h.importer for h, _ in items}),
+                        "contract": toml,
+                        "contract_toml": toml,
+                        "contract_ini": ini,
+                    },
+                )
+            )
+        return sorted(findings, key=Finding.sort_key)
