@@ -196,8 +196,9 @@ def definition_changes(sources: SourceFiles) -> Change:
             file_of[f.before_path] = f
             before = file_index(sources, f.before_path, "before") if f.before is not None else {}
             after = file_index(sources, f.path, "after") if f.after is not None else {}
-            removed.extend(d for q, d in before.items() if q not in after)
-            added.extend(d for q, d in after.items() if q not in before)
+            # A function replaced by a same-named re-export import counts as removed.
+            removed.extend(d for q, d in before.items() if q not in after or after[q].kind != d.kind)
+            added.extend(d for q, d in after.items() if q not in before or before[q].kind != d.kind)
         key = lambda d: (d.path, d.start, d.qualname)  # noqa: E731
         return Change(tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of)
 

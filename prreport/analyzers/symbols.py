@@ -1,0 +1,250 @@
+"""Moved and renamed definitions: where they went, and whether every user followed."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import (
+    Change,
+    Definition,
+    definition_changes,
+    explains,
+    file_index,
+    lines_with_blanks,
+    module_of,
+    residual,
+    word_hits,
+)
+from prreport.bundle import PullRequestBundle
+from prreport.findings import ContextRequest, Finding
+
+_FAMILY = {"function": "callable", "method": "callable", "class": "class"}
+_MAX_HIT_FILES = 40
+
+
+@dataclass(frozen=True)
+class Move:
+    """A removed definition and the added one it became."""
+
+    old: Definition
+    new: Definition
+    kind: str  # symbol.moved | symbol.renamed
+    equality: str  # byte-identical | modulo-renames | different
+
+
+def _equality(a: Definition, b: Definition) -> str:
+    if a.kind == "class":
+        same = a.body == b.body
+        return ("byte-identical" if _body_text(a) == _body_text(b) else "modulo-renames") if same else "different"
+    if _body_text(a) == _body_text(b):
+        return "byte-identical"
+    return "modulo-renames" if a.renamed == b.renamed else "different"
+
+
+def _body_text(d: Definition) -> str:
+    """Definition text without its ``def name``/``class name`` so renames compare by body."""
+    return re.sub(rf"\b(def|class)\s+{re.escape(d.name)}\b", r"\1 _", d.text, count=1)
+
+
+def moves(change: Change) -> list[Move]:
+    """Pair removed and added definitions: same name elsewhere (moved) or equal body (renamed)."""
+    removed = [d for d in change.removed if d.kind in _FAMILY]
+    added = [d for d in change.added if d.kind in _FAMILY]
+    pairs: list[Move] = []
+    for d in removed:
+        same_name = [a for a in added if a.name == d.name and _FAMILY[a.kind] == _FAMILY[d.kind]]
+        if len(same_name) == 1:
+            a = same_name[0]
+            pairs.append(Move(d, a, "symbol.moved", _equality(d, a)))
+            continue
+        if same_name:
+            continue  # ambiguous: several new homes
+        equal = [
+            a
+            for a in added
+            if _FAMILY[a.kind] == _FAMILY[d.kind] and a.name != d.name and _equality(d, a) != "different"
+            and not any(r.name == a.name for r in change.removed)
+        ]
+        if len(equal) == 1:
+            pairs.append(Move(d, equal[0], "symbol.renamed", _equality(d, equal[0])))
+    # A new definition that several removed ones map to is an extraction (extracted.py).
+    targets: dict[tuple[str, str], int] = {}
+    for m in pairs:
+        key = (m.new.path, m.new.qualname)
+        targets[key] = targets.get(key, 0) + 1
+    pairs = [m for m in pairs if targets[(m.new.path, m.new.qualname)] == 1]
+    # Members of a moved class move with it.
+    moved_classes = {(m.old.path, m.old.qualname) for m in pairs if m.old.kind == "class"}
+    return [
+        m
+        for m in pairs
+        if not any(m.old.path == p and m.old.qualname.startswith(q + ".") for p, q in moved_classes)
+    ]
+
+
+@register
+class SymbolsAnalyzer(Analyzer):
+    """Definitions moved to another file/class or renamed with an equal body.
+
+    before: ``a.py: def f(): ...`` · after: ``b.py: def f(): ...`` → ``symbol.moved``.
+    """
+
+    name = "symbols"
+
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Search the repository for old names, then fetch the files they occur in."""
+        names = {m.old.name for m in moves(definition_changes(sources))}
+        changed = {f.path for f in bundle.files}
+        files = sorted(
+            {hit.rsplit(":", 1)[0] for n in names for hit in bundle.references.get(n, ())} - changed
+        )[:_MAX_HIT_FILES]
+        return ContextRequest(files=frozenset(files), references=frozenset(names))
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``symbol.moved`` / ``symbol.renamed`` with call-site and shim evidence."""
+        change = definition_changes(sources)
+        for m in moves(change):
+            yield self._finding(bundle, sources, change, m)
+
+    def _finding(self, bundle: PullRequestBundle, sources: SourceFiles, change: Change, m: Move) -> Finding:
+        old, new = m.old, m.new
+        old_file, new_file = change.file_of[old.path], change.file_of[new.path]
+        old_mod, new_mod = module_of(old_file.path, sources), module_of(new_file.path, sources)
+        old_after = sources.text(old_file.path, "after") if old_file.after is not None else None
+        shim_lines = _shim_lines(old_after, old.name, new.name, new_mod, m.kind)
+        in_all = _in_all(old_after, old.name)
+        stale, scope = _stale_references(bundle, sources, m, old_mod, shim_lines, old_file.path)
+        inherits = None
+        if old.parent and new.parent and old.parent != new.parent:
+            old_cls = file_index(sources, old_file.path, "after").get(old.parent)
+            new_cls_name = new.parent.rsplit(".", 1)[-1]
+            inherits = old_cls is not None and any(b.rsplit(".", 1)[-1] == new_cls_name for b in old_cls.bases)
+        ex: list[tuple[str, str, int]] = []
+        if m.equality != "different":
+            ex += explains(old_file.path, "-", lines_with_blanks(old_file.before, old.start, old.end, sources.changed(old_file).removed))
+            ex += explains(new_file.path, "+", lines_with_blanks(new_file.after, new.start, new.end, sources.changed(new_file).added))
+            ex += _updated_lines(sources, m, old_mod, new_mod)
+            if old_after is not None:
+                kept = _all_lines(old_after, old.name) if in_all else set()
+                for n in sorted(shim_lines | kept):
+                    ex += explains(old_file.path, "+", lines_with_blanks(old_after, n, n, sources.changed(old_file).added))
+        details = {
+            "old_path": old_file.before_path,
+            "new_path": new_file.path,
+            "old_qualname": old.qualname,
+            "new_qualname": new.qualname,
+            "old_module": old_mod,
+            "new_module": new_mod,
+            "before_line": old.start,
+            "after_line": new.start,
+            "definition_kind": new.kind,
+            "equality": m.equality,
+            "residual": residual(_body_text(old), _body_text(new)) if m.equality == "different" else [],
+            "stale_references": stale,
+            "call_sites_updated": not stale,
+            "reference_scope": scope,
+            "shim": bool(shim_lines),
+            "shim_lines": sorted(shim_lines),
+            "in_all": in_all,
+            "old_class_inherits_new": inherits,
+        }
+        where = f"{old_file.before_path}:{old.qualname} -> {new_file.path}:{new.qualname}"
+        return Finding(m.kind, new_file.path, new.start, new.qualname, where, details, tuple(sorted(set(ex))))
+
+
+def _shim_lines(text: str | None, old_name: str, new_name: str, new_mod: str, kind: str) -> set[int]:
+    """Lines of the old module that keep the old name importable (re-export or alias)."""
+    if not text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    out: set[int] = set()
+    for st in tree.body:
+        if isinstance(st, ast.ImportFrom) and (st.level or st.module == new_mod or (st.module or "").endswith(new_mod.rsplit(".", 1)[-1])):
+            if any((a.asname or a.name) == old_name and a.name == new_name for a in st.names):
+                out.add(st.lineno)
+        if kind == "symbol.renamed" and isinstance(st, ast.Assign) and isinstance(st.value, ast.Name):
+            if st.value.id == new_name and any(isinstance(t, ast.Name) and t.id == old_name for t in st.targets):
+                out.add(st.lineno)
+    return out
+
+
+def _in_all(text: str | None, name: str) -> bool:
+    return bool(_all_lines(text, name))
+
+
+def _all_lines(text: str | None, name: str) -> set[int]:
+    """Lines of an ``__all__`` assignment naming ``name`` (empty when there is none)."""
+    if not text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return set()
+    for st in tree.body:
+        if isinstance(st, (ast.Assign, ast.AugAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                if any(isinstance(c, ast.Constant) and c.value == name for c in ast.walk(st.value)):
+                    return set(range(st.lineno, (st.end_lineno or st.lineno) + 1))
+    return set()
+
+
+def _stale_references(
+    bundle: PullRequestBundle, sources: SourceFiles, m: Move, old_mod: str, shim: set[int], change_path: str
+) -> tuple[list[str], str]:
+    """Uses at head that still reach the definition by its old name or old module."""
+    name = m.old.name
+    if name in bundle.references:
+        hits, scope = list(bundle.references[name]), bundle.reference_scope
+    else:
+        hits = [f"{f.path}:{n}" for f in sources.python_files() for n in word_hits(f.after, name)]
+        scope = "changed-files"
+    old_path = change_path
+    stale = []
+    for hit in sorted(set(hits)):
+        path, _, line = hit.rpartition(":")
+        text = sources.text(path, "head")
+        rows = text.splitlines() if text else []
+        row = rows[int(line) - 1] if line.isdigit() and 0 < int(line) <= len(rows) else None
+        if row is None:
+            if m.kind == "symbol.renamed":
+                stale.append(hit)  # unread file: a rename leaves no legitimate use of the old name
+            continue
+        if row.lstrip().startswith("#") or (path == old_path and int(line) in shim):
+            continue
+        if m.kind == "symbol.renamed":
+            if not re.match(rf"\s*(async\s+def|def|class)\s+{re.escape(name)}\b", row):
+                stale.append(hit)
+        elif m.old.path != m.new.path and (
+            f"{old_mod}.{name}" in row or re.search(rf"from\s+{re.escape(old_mod)}\s+import\b", row)
+        ):
+            stale.append(hit)
+    return stale, scope
+
+
+def _updated_lines(sources: SourceFiles, m: Move, old_mod: str, new_mod: str) -> list[tuple[str, str, int]]:
+    """Changed lines that only retarget a use from the old name/module to the new one."""
+    out: list[tuple[str, str, int]] = []
+    for f in sources.python_files():
+        cl = sources.changed(f)
+        before = (f.before or "").splitlines()
+        after = (f.after or "").splitlines()
+        added = {after[n - 1].strip(): n for n in cl.added if 0 < n <= len(after)}
+        for n in cl.removed:
+            if not 0 < n <= len(before):
+                continue
+            row = before[n - 1].strip()
+            if m.kind == "symbol.renamed":
+                new_row = re.sub(rf"(?<![\w]){re.escape(m.old.name)}(?![\w])", m.new.name, row)
+            else:
+                new_row = row.replace(old_mod, new_mod)
+            if new_row != row and new_row in added:
+                out += [(f.path, "-", n), (f.path, "+", added[new_row])]
+    return out
