@@ -1,0 +1,154 @@
+"""Behaviour equivalence per changed function: equal once import statements and formatting are ignored."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import difflib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.findings import Finding
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+@dataclass(frozen=True)
+class _Def:
+    """A function or method of one file side with its line span (decorators included)."""
+
+    qualname: str
+    start: int
+    end: int
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _children(stmt: ast.AST) -> Iterator[ast.stmt]:
+    """Statements nested directly in a compound statement (bodies, handlers, match cases)."""
+    for name in _BLOCK_FIELDS:
+        for sub in getattr(stmt, name, ()) or ():
+            if isinstance(sub, (ast.ExceptHandler, ast.match_case)):
+                yield from sub.body
+            else:
+                yield sub
+
+
+def functions(tree: ast.Module) -> dict[str, _Def]:
+    """Every function and method by qualname (``Cls.meth``, ``f.<locals>.g``); statements only are walked."""
+    out: dict[str, _Def] = {}
+    stack: list[tuple[ast.stmt, str, bool]] = [(st, "", False) for st in reversed(tree.body)]
+    while stack:
+        st, prefix, in_function = stack.pop()
+        if isinstance(st, _FUNCTIONS):
+            qual = prefix + st.name
+            start = min([st.lineno, *(d.lineno for d in st.decorator_list)])
+            out.setdefault(qual, _Def(qual, start, st.end_lineno or st.lineno, st))
+            stack.extend((s, f"{qual}.<locals>.", True) for s in reversed(st.body))
+        elif isinstance(st, ast.ClassDef):
+            qual = prefix + st.name
+            stack.extend((s, f"{qual}.", in_function) for s in reversed(st.body))
+        else:
+            stack.extend((s, prefix, in_function) for s in reversed(list(_children(st))))
+    return out
+
+
+class _DropImports(ast.NodeTransformer):
+    """Remove import statements from every statement list (their placement is the refactor)."""
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for name in _BLOCK_FIELDS:
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                setattr(node, name, [s for s in block if not isinstance(s, (ast.Import, ast.ImportFrom))])
+        return super().generic_visit(node)
+
+
+def normalised(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+    """A copy of a function without import statements (docstrings and everything else kept)."""
+    return _DropImports().visit(copy.deepcopy(fn))
+
+
+def import_lines(fn: ast.AST) -> set[int]:
+    """Lines covered by import statements inside a function (multi-line blocks included)."""
+    out: set[int] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update(range(n.lineno, (n.end_lineno or n.lineno) + 1))
+    return out
+
+
+def residual(before: ast.AST, after: ast.AST) -> list[str]:
+    """Unparsed statement lines that differ, ``-``/``+`` prefixed."""
+    a = ast.unparse(before).splitlines()
+    b = ast.unparse(after).splitlines()
+    return [
+        ln
+        for ln in difflib.unified_diff(a, b, lineterm="", n=0)
+        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    ]
+
+
+def _blank_or(lines: list[str], wanted: set[int], candidates: Iterable[int]) -> list[int]:
+    return sorted(n for n in candidates if n in wanted or (1 <= n <= len(lines) and not lines[n - 1].strip()))
+
+
+@register
+class BehaviorAnalyzer(Analyzer):
+    """Whether each changed function still does the same thing.
+
+    before: ``def f():\\n    import json\\n    return json.dumps(x)`` · after: ``import json`` at the
+    top, ``def f():\\n    return json.dumps(x)`` → ``behavior.unchanged``; any other difference → ``behavior.changed``.
+    """
+
+    name = "behavior"
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""
+        findings: list[Finding] = []
+        for f in sources.python_files():
+            if f.before is None or f.after is None:
+                continue
+            before = sources.tree(f.before_path, "before")
+            after = sources.tree(f.path, "after")
+            if before is None or after is None:
+                continue
+            findings.extend(self._file(f, sources, before, after))
+        return sorted(findings, key=Finding.sort_key)
+
+    def _file(self, f: FileChange, sources: SourceFiles, before: ast.Module, after: ast.Module) -> list[Finding]:
+        changed = sources.changed(f)
+        removed, added = set(changed.removed), set(changed.added)
+        if not removed and not added:
+            return []
+        old = sources.memo(f.before_path, "before", "functions", lambda: functions(before))
+        new = sources.memo(f.path, "after", "functions", lambda: functions(after))
+        old_lines = (f.before or "").splitlines()
+        new_lines = (f.after or "").splitlines()
+        out = []
+        for qual in sorted(old.keys() & new.keys()):
+            a, b = old[qual], new[qual]
+            gone = [n for n in removed if a.start <= n <= a.end]
+            came = [n for n in added if b.start <= n <= b.end]
+            if not gone and not came:
+                continue
+            na, nb = normalised(a.node), normalised(b.node)
+            same = ast.dump(na) == ast.dump(nb)
+            details = {"before_line": a.start, "after_line": b.start, "residual": [] if same else residual(na, nb)}
+            if same:
+                # Only imports and blank lines: the other mechanical analyzers explain the rest.
+                exp = [(f.before_path, "-", n) for n in _blank_or(old_lines, import_lines(a.node), gone)]
+                exp += [(f.path, "+", n) for n in _blank_or(new_lines, import_lines(b.node), came)]
+                details["imports_removed"] = len(_imports(a.node)) - len(_imports(b.node))
+                out.append(
+                    Finding("behavior.unchanged", f.path, b.start, qual, f"{qual} is unchanged", details, tuple(sorted(exp)))
+                )
+            else:
+                out.append(Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details))
+        return out
+
+
+def _imports(fn: ast.AST) -> list[ast.AST]:
+    return [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
