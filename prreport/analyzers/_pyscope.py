@@ -162,7 +162,9 @@ class _Walker:
     def walk(self, tree: ast.Module) -> None:
         self._block(tree.body, MODULE_SCOPE, False, ())
 
-    def _block(self, body: Sequence[ast.stmt], scope: str, in_func: bool, ctx: tuple[Guard, ...]) -> None:
+    def _block(
+        self, body: Sequence[ast.stmt], scope: str, in_func: bool, ctx: tuple[Guard, ...]
+    ) -> None:
         seg = self.src.segment
         for st in body:
             self.on_stmt(st, scope, ctx)
@@ -179,24 +181,40 @@ class _Walker:
                 text = seg(st.test)
                 self._block(st.body, scope, in_func, (*ctx, Guard("if", text, st.lineno, st.test)))
                 if st.orelse:
-                    self._block(st.orelse, scope, in_func, (*ctx, Guard("else", text, st.lineno, st.test)))
+                    self._block(
+                        st.orelse, scope, in_func, (*ctx, Guard("else", text, st.lineno, st.test))
+                    )
             elif isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
                 header = loop_header(self.src, st)
                 self._block(st.body, scope, in_func, (*ctx, Guard("loop", header, st.lineno, st)))
                 if st.orelse:
-                    self._block(st.orelse, scope, in_func, (*ctx, Guard("else", header, st.lineno, st)))
+                    self._block(
+                        st.orelse, scope, in_func, (*ctx, Guard("else", header, st.lineno, st))
+                    )
             elif isinstance(st, ast.Try) or type(st).__name__ == "TryStar":
                 types = [_handler_types(self.src, h) for h in st.handlers]  # type: ignore[attr-defined]
                 text = "try" + (f" / except {', '.join(t or '*' for t in types)}" if types else "")
                 self._block(st.body, scope, in_func, (*ctx, Guard("try", text, st.lineno, st)))  # type: ignore[attr-defined]
-                for h, t in zip(st.handlers, types):  # type: ignore[attr-defined]
-                    self._block(h.body, scope, in_func, (*ctx, Guard("except", f"except {t}".strip(), h.lineno, h)))
+                for h, t in zip(st.handlers, types, strict=True):  # type: ignore[attr-defined]
+                    self._block(
+                        h.body,
+                        scope,
+                        in_func,
+                        (*ctx, Guard("except", f"except {t}".strip(), h.lineno, h)),
+                    )
                 if st.orelse:  # type: ignore[attr-defined]
-                    self._block(st.orelse, scope, in_func, (*ctx, Guard("try", "try-else", st.lineno, st)))  # type: ignore[attr-defined]
+                    self._block(
+                        st.orelse, scope, in_func, (*ctx, Guard("try", "try-else", st.lineno, st))
+                    )  # type: ignore[attr-defined]
                 if st.finalbody:  # type: ignore[attr-defined]
-                    self._block(st.finalbody, scope, in_func, (*ctx, Guard("try", "finally", st.lineno, st)))  # type: ignore[attr-defined]
+                    self._block(
+                        st.finalbody, scope, in_func, (*ctx, Guard("try", "finally", st.lineno, st))
+                    )  # type: ignore[attr-defined]
             elif isinstance(st, (ast.With, ast.AsyncWith)):
-                text = "with " + ", ".join(seg(i.context_expr) + (f" as {seg(i.optional_vars)}" if i.optional_vars else "") for i in st.items)
+                text = "with " + ", ".join(
+                    seg(i.context_expr) + (f" as {seg(i.optional_vars)}" if i.optional_vars else "")
+                    for i in st.items
+                )
                 self._block(st.body, scope, in_func, (*ctx, Guard("with", text, st.lineno, st)))
             elif isinstance(st, ast.Match):
                 subject = seg(st.subject)
@@ -204,7 +222,12 @@ class _Walker:
                     text = f"match {subject}: case {seg(case.pattern)}"
                     if case.guard is not None:
                         text += f" if {seg(case.guard)}"
-                    self._block(case.body, scope, in_func, (*ctx, Guard("if", text, case.pattern.lineno, case)))
+                    self._block(
+                        case.body,
+                        scope,
+                        in_func,
+                        (*ctx, Guard("if", text, case.pattern.lineno, case)),
+                    )
 
 
 def loop_header(src: _Source, st: ast.For | ast.AsyncFor | ast.While) -> str:
@@ -236,9 +259,19 @@ class _Indexer(_Walker):
                 bound = a.asname or a.name.split(".")[0]
                 self.imports.append(
                     ImportBinding(
-                        a.name, None, a.asname, bound, getattr(a, "lineno", st.lineno),
-                        getattr(a, "end_lineno", st.end_lineno) or st.lineno, st.lineno,
-                        st.end_lineno or st.lineno, scope, ctx, 0, len(st.names), False,
+                        a.name,
+                        None,
+                        a.asname,
+                        bound,
+                        getattr(a, "lineno", st.lineno),
+                        getattr(a, "end_lineno", st.end_lineno) or st.lineno,
+                        st.lineno,
+                        st.end_lineno or st.lineno,
+                        scope,
+                        ctx,
+                        0,
+                        len(st.names),
+                        False,
                     )
                 )
         elif isinstance(st, ast.ImportFrom):
@@ -246,9 +279,19 @@ class _Indexer(_Walker):
             for a in st.names:
                 self.imports.append(
                     ImportBinding(
-                        module, a.name, a.asname, a.asname or a.name, getattr(a, "lineno", st.lineno),
-                        getattr(a, "end_lineno", st.end_lineno) or st.lineno, st.lineno,
-                        st.end_lineno or st.lineno, scope, ctx, st.level, len(st.names), True,
+                        module,
+                        a.name,
+                        a.asname,
+                        a.asname or a.name,
+                        getattr(a, "lineno", st.lineno),
+                        getattr(a, "end_lineno", st.end_lineno) or st.lineno,
+                        st.lineno,
+                        st.end_lineno or st.lineno,
+                        scope,
+                        ctx,
+                        st.level,
+                        len(st.names),
+                        True,
                     )
                 )
         else:
@@ -264,7 +307,14 @@ def index(tree: ast.Module, text: str) -> ScopeIndex:
     ix = _Indexer(src)
     ix.walk(tree)
     loops = tuple(
-        Loop(scope, loop_header(src, st), st.lineno, st.end_lineno or st.lineno, tuple(ix.loop_imports[id(st)]), ctx)  # type: ignore[arg-type]
+        Loop(
+            scope,
+            loop_header(src, st),
+            st.lineno,
+            st.end_lineno or st.lineno,
+            tuple(ix.loop_imports[id(st)]),
+            ctx,
+        )  # type: ignore[arg-type]
         for st, scope, ctx in ix.loops
     )
     return ScopeIndex(tuple(ix.imports), loops, ix.scopes)
@@ -320,7 +370,14 @@ class _CallFinder(_Walker):
                     name = _root_name(node.func)
                     if name in self.names:
                         self.sites.append(
-                            CallSite(name, node.lineno, node.col_offset, scope, ctx, self.src.segment(node))  # type: ignore[arg-type]
+                            CallSite(
+                                name,
+                                node.lineno,
+                                node.col_offset,
+                                scope,
+                                ctx,
+                                self.src.segment(node),
+                            )  # type: ignore[arg-type]
                         )
 
 

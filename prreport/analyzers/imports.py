@@ -67,7 +67,9 @@ def _match_file(path: str, bx: ScopeIndex | None, ax: ScopeIndex | None) -> list
         all_a = list(ra)
         # Same scope and same guard chain: the binding stayed (perhaps on another line).
         for b in list(rb):
-            same = next((a for a in ra if a.scope == b.scope and a.context_key() == b.context_key()), None)
+            same = next(
+                (a for a in ra if a.scope == b.scope and a.context_key() == b.context_key()), None
+            )
             if same is not None:
                 rb.remove(b)
                 ra.remove(same)
@@ -93,10 +95,14 @@ def _match_file(path: str, bx: ScopeIndex | None, ax: ScopeIndex | None) -> list
                 continue
             moves.append(ImportMove("sunk", path, rb[gone_module[0]], a))
             used_a.add(j)
-        used_b.update(gone_module[:1] if any(m.kind == "sunk" and m.before is rb[gone_module[0]] for m in moves) else [])
+        used_b.update(
+            gone_module[:1]
+            if any(m.kind == "sunk" and m.before is rb[gone_module[0]] for m in moves)
+            else []
+        )
         left_b = [b for i, b in enumerate(rb) if i not in used_b]
         left_a = [a for j, a in enumerate(ra) if j not in used_a]
-        for b, a in zip(left_b, left_a):
+        for b, a in zip(left_b, left_a, strict=False):
             moves.append(ImportMove("moved", path, b, a, merged(a)))
         for b in left_b[len(left_a) :]:
             moves.append(ImportMove("removed", path, b, None))
@@ -113,14 +119,25 @@ def _cross_file(moves: list[ImportMove]) -> list[ImportMove]:
     for m in added:
         assert m.after is not None
         src = next(
-            (r for r in removed if r.path != m.path and r.before and r.before.key == m.after.key and not m.after.level),
+            (
+                r
+                for r in removed
+                if r.path != m.path
+                and r.before
+                and r.before.key == m.after.key
+                and not m.after.level
+            ),
             None,
         )
         if src is None:
             out.append(m)
             continue
         removed.remove(src)
-        out.append(ImportMove("moved", m.path, src.before, m.after, m.merged_into_existing, before_path=src.path))
+        out.append(
+            ImportMove(
+                "moved", m.path, src.before, m.after, m.merged_into_existing, before_path=src.path
+            )
+        )
     return out + removed
 
 
@@ -163,7 +180,9 @@ def _side_lines(
 ) -> list[int]:
     if whole_stmt:
         rng = set(range(b.stmt_line, b.stmt_end_line + 1))
-        return sorted((rng & changed) | set(_blank_neighbours(lines, b.stmt_line, b.stmt_end_line, changed)))
+        return sorted(
+            (rng & changed) | set(_blank_neighbours(lines, b.stmt_line, b.stmt_end_line, changed))
+        )
     return sorted(set(range(b.line, b.end_line + 1)) & changed)
 
 
@@ -189,7 +208,10 @@ def _explains(
 
 
 def _all_leaving(
-    b: ImportBinding, moving: set[tuple[Any, ...]], stmt_counts: dict[tuple[str, str, int], int], side: str
+    b: ImportBinding,
+    moving: set[tuple[Any, ...]],
+    stmt_counts: dict[tuple[str, str, int], int],
+    side: str,
 ) -> bool:
     return stmt_counts.get((side, b.scope, b.stmt_line), 0) == sum(
         1 for k in moving if k[:2] == (b.scope, b.stmt_line)
@@ -230,8 +252,16 @@ class ImportMovesAnalyzer(Analyzer):
                     k = (side, b.scope, b.stmt_line)
                     counts[k] = counts.get(k, 0) + 1
             # (scope, stmt_line, key) of bindings leaving the before file / arriving in the after file
-            leaving = {(m.before.scope, m.before.stmt_line, m.before.key) for m in mine if m.before and m.before_path is None}
-            arriving = {(m.after.scope, m.after.stmt_line, m.after.key) for m in mine if m.after and not m.already_bound}
+            leaving = {
+                (m.before.scope, m.before.stmt_line, m.before.key)
+                for m in mine
+                if m.before and m.before_path is None
+            }
+            arriving = {
+                (m.after.scope, m.after.stmt_line, m.after.key)
+                for m in mine
+                if m.after and not m.already_bound
+            }
             changed = sources.changed(f)
             for m in mine:
                 explains = set(_explains(m, f, sources, leaving, arriving, counts))
@@ -240,7 +270,9 @@ class ImportMovesAnalyzer(Analyzer):
                 if m.merged_into_existing and m.after is not None:
                     added = set(changed.added)
                     explains |= {
-                        (f.path, "+", n) for n in range(m.after.stmt_line, m.after.stmt_end_line + 1) if n in added
+                        (f.path, "+", n)
+                        for n in range(m.after.stmt_line, m.after.stmt_end_line + 1)
+                        if n in added
                     }
                 findings.append(_finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2])))))
         return sorted(findings, key=Finding.sort_key)
@@ -267,7 +299,11 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
         details["already_bound"] = True
     if m.before_path:
         details["from_path"] = m.before_path
-    line = (a.line if a and not m.already_bound else None) if m.kind != "removed" else (b.line if b else None)
+    line = (
+        (a.line if a and not m.already_bound else None)
+        if m.kind != "removed"
+        else (b.line if b else None)
+    )
     if line is None and m.kind == "hoisted" and b is not None:
         line = a.line if a else b.line
     where_from = f"{m.before_path}:" if m.before_path else ""
@@ -276,7 +312,9 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     elif m.kind == "sunk":
         msg = f"{ref.bound} moved from module level into {a.scope if a else '?'}"
     elif m.kind == "moved":
-        msg = f"{ref.bound} moved from {where_from}{b.scope if b else '?'} to {a.scope if a else '?'}"
+        msg = (
+            f"{ref.bound} moved from {where_from}{b.scope if b else '?'} to {a.scope if a else '?'}"
+        )
     elif m.kind == "added":
         msg = f"new import of {ref.bound} in {a.scope if a else '?'}"
     else:

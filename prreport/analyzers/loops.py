@@ -1,0 +1,83 @@
+"""Zero-import loops: import statements lexically inside each loop body, before vs after."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._pyscope import Loop
+from prreport.analyzers.imports import scope_index
+from prreport.bundle import PullRequestBundle
+from prreport.findings import Finding
+
+
+def _keyed(loops: Iterable[Loop]) -> dict[tuple[str, str, int], Loop]:
+    """Loops keyed by (scope, normalised header, occurrence) so moved lines still match."""
+    seen: dict[tuple[str, str], int] = {}
+    out = {}
+    for lp in loops:
+        n = seen.get((lp.scope, lp.header), 0)
+        seen[(lp.scope, lp.header)] = n + 1
+        out[(lp.scope, lp.header, n)] = lp
+    return out
+
+
+@register
+class LoopImportsAnalyzer(Analyzer):
+    """Import statements executed per loop iteration.
+
+    before: ``while True:\\n    import json`` · after: ``import json`` above the loop
+    → ``loop.imports-removed`` (before 1, after 0).
+    """
+
+    name = "loops"
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``loop.imports-removed|remaining|added`` per loop of each changed file."""
+        findings = []
+        for f in sources.python_files():
+            bx = scope_index(sources, f.before_path, "before") if f.before is not None else None
+            ax = scope_index(sources, f.path, "after") if f.after is not None else None
+            if (f.before is not None and bx is None) or (f.after is not None and ax is None):
+                continue
+            before = _keyed(bx.loops if bx else ())
+            after = _keyed(ax.loops if ax else ())
+            file_before = len({n for lp in before.values() for n in lp.import_lines})
+            file_after = len({n for lp in after.values() for n in lp.import_lines})
+            for key in sorted(set(before) | set(after), key=lambda k: (k[0], k[1], k[2])):
+                b, a = before.get(key), after.get(key)
+                nb = len(b.import_lines) if b else 0
+                na = len(a.import_lines) if a else 0
+                if na == 0 and nb == 0:
+                    continue
+                if na == 0:
+                    kind = "loop.imports-removed"
+                elif na > nb:
+                    kind = "loop.imports-added"
+                else:
+                    kind = "loop.imports-remaining"
+                ref = a or b
+                assert ref is not None
+                details = {
+                    "loop": ref.header,
+                    "scope": ref.scope,
+                    "before": nb,
+                    "after": na,
+                    "before_line": b.line if b else None,
+                    "after_line": a.line if a else None,
+                    "import_lines_before": list(b.import_lines) if b else [],
+                    "import_lines_after": list(a.import_lines) if a else [],
+                    "file_before": file_before,
+                    "file_after": file_after,
+                }
+                findings.append(
+                    Finding(
+                        kind,
+                        f.path,
+                        ref.line,
+                        ref.scope,
+                        f"`{ref.header}` in {ref.scope}: {nb} import statement(s) before, {na} after",
+                        details,
+                    )
+                )
+        return sorted(findings, key=Finding.sort_key)
