@@ -1,0 +1,331 @@
+"""Extracted code: duplicated statement runs or methods replaced by one new helper or mixin member."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import textwrap
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import (
+    Definition,
+    definition_changes,
+    dump,
+    explains,
+    file_index,
+    lines_with_blanks,
+    residual,
+    segment,
+    strip_docstring,
+)
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.findings import Finding
+
+_ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
+
+
+class _Canon(ast.NodeTransformer):
+    """Rename every non-global name by first appearance; optionally erase constants."""
+
+    def __init__(self, keep: frozenset[str], erase_constants: bool) -> None:
+        self.keep = keep
+        self.erase = erase_constants
+        self.names: dict[str, str] = {}
+
+    def _sub(self, name: str) -> str:
+        return name if name in self.keep else self.names.setdefault(name, f"_v{len(self.names)}")
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id=self._sub(node.id), ctx=node.ctx)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return ast.arg(arg=self._sub(node.arg), annotation=None)
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(value="_c") if self.erase else node
+
+
+def _canon(stmts: Sequence[ast.AST], keep: frozenset[str], erase: bool = False) -> str:
+    t = _Canon(keep, erase)
+    return "\n".join(dump(t.visit(copy.deepcopy(s))) for s in stmts)
+
+
+def _statement_lists(node: ast.AST, scope: str) -> Iterator[tuple[str, list[ast.stmt]]]:
+    """Every statement list in a tree with the qualname of the function holding it."""
+    for field in ("body", "orelse", "finalbody"):
+        stmts = getattr(node, field, None)
+        if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+            yield scope, stmts
+            for st in stmts:
+                if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    inner = f"{scope}.{st.name}" if scope else st.name
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        inner = f"{scope}.<locals>.{st.name}"
+                    yield from _statement_lists(st, inner)
+                else:
+                    yield from _statement_lists(st, scope)
+    for h in getattr(node, "handlers", []) or []:
+        yield from _statement_lists(h, scope)
+
+
+@dataclass(frozen=True)
+class _Site:
+    path: str  # after path of the file
+    scope: str
+    start: int
+    end: int
+    equality: str
+    residual: tuple[str, ...]
+    call_lines: tuple[int, ...]
+    cls: str = ""
+    inherits: bool | None = None
+    # Spans of the function/class that held the copy, when it is otherwise unchanged.
+    holder_before: tuple[int, int] | None = None
+    holder_after: tuple[int, int] | None = None
+
+
+def _equality(a_text: str, b_text: str, a: Sequence[ast.AST], b: Sequence[ast.AST], keep: frozenset[str]) -> str | None:
+    if a_text == b_text:
+        return "byte-identical"
+    if _canon(a, keep) == _canon(b, keep):
+        return "modulo-renames"
+    if _canon(a, keep, True) == _canon(b, keep, True):
+        return "different"
+    return None
+
+
+def _calls(node: ast.AST, name: str) -> list[ast.AST]:
+    """Statements-level calls of ``name`` (``name(...)``, ``self.name(...)``) inside node."""
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if (isinstance(f, ast.Name) and f.id == name) or (isinstance(f, ast.Attribute) and f.attr == name):
+                out.append(n)
+    return out
+
+
+def _globals(sources: SourceFiles, path: str, side: str) -> frozenset[str]:
+    defs = file_index(sources, path, side)
+    return frozenset({d.name for d in defs.values() if not d.parent} | set(dir(builtins)))
+
+
+@register
+class ExtractedAnalyzer(Analyzer):
+    """Duplicated code removed from ≥2 places and replaced by one new helper or mixin method.
+
+    before: ``a(): x=load(); x.run()`` and ``b(): x=load(); x.run()`` · after: both call
+    ``_run_loaded()`` → ``code.extracted``.
+    """
+
+    name = "extracted"
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``code.extracted`` for helpers and mixin members with at least two original sites."""
+        change = definition_changes(sources)
+        for new in change.added:
+            if new.kind not in ("function", "method"):
+                continue
+            f_new = change.file_of[new.path]
+            sites = self._mixin_sites(sources, change, new) or self._helper_sites(sources, new)
+            if len(sites) < 2:
+                continue
+            yield self._finding(sources, change, new, f_new, sites)
+
+    # -- helpers: statement runs replaced by a call --------------------------------------
+
+    def _helper_sites(self, sources: SourceFiles, new: Definition) -> list[_Site]:
+        body = strip_docstring(new.node.body)  # type: ignore[attr-defined]
+        if not body:
+            return []
+        f_new_text = sources.text(new.path, "after") or ""
+        lines = f_new_text.splitlines(keepends=True)
+        body_text = segment(lines, body[0].lineno, body[-1].end_lineno or body[-1].lineno)
+        keep = _globals(sources, new.path, "after")
+        shape = [type(x) for x in body]
+        sites: list[_Site] = []
+        for f in sources.python_files():
+            tree = sources.tree(f.before_path, "before") if f.before is not None else None
+            if tree is None or f.after is None:
+                continue
+            added = set(sources.changed(f).added)
+            before_lines = f.before.splitlines(keepends=True)
+            after_defs = file_index(sources, f.path, "after")
+            for scope, stmts in _statement_lists(tree, ""):
+                i = 0
+                while i + len(body) <= len(stmts):
+                    window = stmts[i : i + len(body)]
+                    # Cheap shape test first: statement types must line up.
+                    if [type(x) for x in window] != shape or isinstance(window[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        i += 1
+                        continue
+                    start, end = window[0].lineno, window[-1].end_lineno or window[-1].lineno
+                    text = segment(before_lines, start, end)
+                    eq = _equality(text, body_text, window, body, keep | _globals(sources, f.before_path, "before"))
+                    holder = after_defs.get(scope)
+                    calls = _calls(holder.node, new.name) if holder is not None and scope else []
+                    if eq is None or not calls or holder is None or _still_there(holder.node, window):
+                        i += 1
+                        continue
+                    call_lines = tuple(
+                        sorted({n for c in calls for n in range(c.lineno, (c.end_lineno or c.lineno) + 1) if n in added})
+                    )
+                    res = tuple(residual(text, body_text)) if eq == "different" else ()
+                    before_holder = file_index(sources, f.before_path, "before").get(scope)
+                    hb = ha = None
+                    if before_holder is not None and _only_replaced(before_lines, before_holder, (start, end), f.after, holder, calls):
+                        hb, ha = (before_holder.start, before_holder.end), (holder.start, holder.end)
+                    sites.append(_Site(f.path, scope, start, end, eq, res, call_lines, holder_before=hb, holder_after=ha))
+                    i += len(body)
+        return sites
+
+    # -- mixins: the same method removed from several classes, added to one ------------
+
+    def _mixin_sites(self, sources: SourceFiles, change, new: Definition) -> list[_Site]:
+        if new.kind != "method":
+            return []
+        home = new.parent.rsplit(".", 1)[-1]
+        sites = []
+        for old in change.removed:
+            if old.kind != "method" or old.name != new.name or old.parent == new.parent:
+                continue
+            f = change.file_of[old.path]
+            keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
+            eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
+            if eq is None:
+                continue
+            cls = file_index(sources, f.path, "after").get(old.parent) if f.after is not None else None
+            inherits = cls is not None and any(b.rsplit(".", 1)[-1] == home for b in cls.bases)
+            before_cls = file_index(sources, old.path, "before").get(old.parent)
+            hb = ha = None
+            if cls is not None and before_cls is not None and inherits and _only_lost(before_cls, cls, old, home):
+                hb, ha = (before_cls.start, before_cls.end), (cls.start, cls.end)
+            res = tuple(residual(old.text, new.text)) if eq == "different" else ()
+            sites.append(_Site(f.path, old.qualname, old.start, old.end, eq, res, (), old.parent, inherits, hb, ha))
+        return sites
+
+    # -- the finding -----------------------------------------------------------------------
+
+    def _finding(self, sources: SourceFiles, change, new: Definition, f_new: FileChange, sites: list[_Site]) -> Finding:
+        worst = max((s.equality for s in sites), key=_ORDER.__getitem__)
+        mixin = bool(sites[0].cls)
+        ex: list[tuple[str, str, int]] = []
+        if worst != "different" and all(s.inherits is not False for s in sites):
+            added_new = sources.changed(f_new).added
+            ex += explains(f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new))
+            home = file_index(sources, f_new.path, "after").get(new.parent) if mixin else None
+            if home is not None and home in change.added and _only_members(home, {s.scope.rsplit(".", 1)[-1] for s in sites}):
+                ex += explains(f_new.path, "+", lines_with_blanks(f_new.after, home.start, home.end, added_new))
+            for s in sites:
+                f = change.file_of[s.path]
+                cl = sources.changed(f)
+                ex += explains(f.path, "-", lines_with_blanks(f.before, s.start, s.end, cl.removed))
+                ex += explains(f.path, "+", s.call_lines)
+                if s.holder_before and s.holder_after:
+                    ex += explains(f.path, "-", lines_with_blanks(f.before, *s.holder_before, cl.removed))
+                    ex += explains(f.path, "+", lines_with_blanks(f.after, *s.holder_after, cl.added))
+                if mixin:
+                    ex += _import_lines(sources, f, new.parent.rsplit(".", 1)[-1])
+        details = {
+            "new_home": new.qualname,
+            "new_path": f_new.path,
+            "new_line": new.start,
+            "home_kind": "mixin" if mixin else new.kind,
+            "equality": worst,
+            "behavior_change": worst == "different" or any(s.inherits is False for s in sites),
+            "sites": [
+                {
+                    "path": s.path,
+                    "scope": s.scope,
+                    "before_line": s.start,
+                    "before_end": s.end,
+                    "equality": s.equality,
+                    "residual": list(s.residual),
+                    "call_lines": list(s.call_lines),
+                    "class": s.cls,
+                    "inherits_new_home": s.inherits,
+                }
+                for s in sorted(sites, key=lambda s: (s.path, s.start))
+            ],
+        }
+        return Finding(
+            "code.extracted",
+            f_new.path,
+            new.start,
+            new.qualname,
+            f"{len(sites)} copies replaced by {new.qualname} ({worst})",
+            details,
+            tuple(sorted(set(ex))),
+        )
+
+
+def _import_lines(sources: SourceFiles, f: FileChange, name: str) -> list[tuple[str, str, int]]:
+    """Added module-level import lines that only bring in the new home class."""
+    tree = sources.tree(f.path, "after") if f.after is not None else None
+    added = set(sources.changed(f).added)
+    out = []
+    for st in tree.body if tree else []:
+        if isinstance(st, ast.ImportFrom) and [a.asname or a.name for a in st.names] == [name]:
+            out += [(f.path, "+", n) for n in range(st.lineno, (st.end_lineno or st.lineno) + 1) if n in added]
+    return out
+
+
+def _only_members(home: Definition, names: set[str]) -> bool:
+    """True when a new class holds nothing but the extracted methods (and a docstring)."""
+    body = strip_docstring(home.node.body)  # type: ignore[attr-defined]
+    return all(isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names for st in body)
+
+
+def _only_lost(before: Definition, after: Definition, method: Definition, home: str) -> bool:
+    """True when a class differs only by the lost method and the new home among its bases."""
+    b, a = before.node, after.node
+    kept = [st for st in b.body if st is not method.node]  # type: ignore[attr-defined]
+    a_body = a.body  # type: ignore[attr-defined]
+    if not kept and len(a_body) == 1 and isinstance(a_body[0], ast.Pass):
+        a_body = []
+    bases_after = [dump(x) for x in a.bases if ast.unparse(x).rsplit(".", 1)[-1] != home]  # type: ignore[attr-defined]
+    return dump(kept) == dump(a_body) and bases_after == [dump(x) for x in b.bases]  # type: ignore[attr-defined]
+
+
+def _only_replaced(
+    before_lines: list[str], holder_before: Definition, window: tuple[int, int], after_text: str, holder_after: Definition, calls: list[ast.AST]
+) -> bool:
+    """True when the holder's only change is the copied run replaced by one statement calling the helper."""
+    after_lines = after_text.splitlines(keepends=True)
+    stmt = _statement_of(holder_after.node, calls[0]) if len(calls) == 1 else None
+    if stmt is None:
+        return False
+    def stub(lines: list[str], start: int, end: int, span: tuple[int, int]) -> str:
+        indent = lines[start - 1][: len(lines[start - 1]) - len(lines[start - 1].lstrip())]
+        text = lines[span[0] - 1 : start - 1] + [f"{indent}__extracted__()\n"] + lines[end : span[1]]
+        return textwrap.dedent("".join(text))
+    try:
+        a = ast.parse(stub(before_lines, *window, (holder_before.start, holder_before.end)))
+        b = ast.parse(stub(after_lines, stmt.lineno, stmt.end_lineno or stmt.lineno, (holder_after.start, holder_after.end)))
+    except SyntaxError:
+        return False
+    return dump(a) == dump(b)
+
+
+def _statement_of(root: ast.AST, call: ast.AST) -> ast.stmt | None:
+    """The innermost statement of ``root`` containing ``call``."""
+    best = None
+    for n in ast.walk(root):
+        if isinstance(n, ast.stmt) and n is not root and any(c is call for c in ast.walk(n)):
+            if best is None or n.lineno >= best.lineno and (n.end_lineno or 0) <= (best.end_lineno or 0):
+                best = n
+    return best
+
+
+def _still_there(holder: ast.AST, window: list[ast.stmt]) -> bool:
+    """True when the after version of the holder still contains the copied run."""
+    want = dump(window)
+    n = len(window)
+    for _scope, stmts in _statement_lists(holder, ""):
+        for i in range(len(stmts) - n + 1):
+            if dump(stmts[i : i + n]) == want:
+                return True
+    return False
