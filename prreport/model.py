@@ -72,29 +72,44 @@ _MECHANICAL_PREFIXES = ("import.", "loop.", "code.", "symbol.", "behavior.unchan
 
 
 def _verdict(findings: list[Finding], changed: int, explained: int, has_python: bool) -> str:
+    """``pure-refactor`` | ``refactor-with-behavior-change`` | ``behavior-change`` | ``unknown``.
+
+    Pure: no finding says behaviour changed and every changed line is explained by a
+    mechanical finding (so every changed function that still exists is ``behavior.unchanged``).
+    """
     kinds = {f.kind for f in findings}
-    if not has_python:
+    # Without any fact from parsed Python (only file.* findings) nothing can be claimed.
+    if not has_python or not any(not k.startswith("file.") for k in kinds):
         return "unknown"
-    changed_behaviour = bool(kinds & set(_BEHAVIOUR_CHANGE_KINDS)) or "guard.dropped" in kinds or "cycle.risk" in kinds
-    mechanical = any(k.startswith(_MECHANICAL_PREFIXES) for k in kinds)
-    if changed_behaviour:
+    changes = kinds & {"behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved"}
+    mechanical = any(
+        k.startswith(("import.", "loop.", "code.", "symbol.", "file.renamed")) or k == "behavior.unchanged"
+        for k in kinds
+    )
+    if changes:
         return "refactor-with-behavior-change" if mechanical else "behavior-change"
-    if changed and explained >= changed and "behavior.unchanged" in kinds:
+    if changed and explained >= changed:
         return "pure-refactor"
+    # Unexplained lines without a computed behaviour change: say so rather than guess.
     return "unknown"
 
 
 def _explained(bundle: PullRequestBundle, findings: list[Finding]) -> tuple[int, int]:
+    """(changed lines, changed lines some finding explains) over all text files of the PR."""
     from prreport.diffparse import changed_lines
 
     total: set[tuple[str, str, int]] = set()
+    # A removed line may be named by the file's before path (renames) or its after path.
+    alias: dict[tuple[str, str, int], tuple[str, str, int]] = {}
     for f in bundle.files:
         if f.binary:
             continue
         cl = changed_lines(f.patch)
-        total |= {(f.path, "-", n) for n in cl.removed}
+        for n in cl.removed:
+            total.add((f.path, "-", n))
+            alias[(f.before_path, "-", n)] = (f.path, "-", n)
         total |= {(f.path, "+", n) for n in cl.added}
-    explained = {e for fd in findings for e in fd.explains} & total
+    explained = {alias.get(e, e) for fd in findings for e in fd.explains} & total
     return len(total), len(explained)
 
 
