@@ -105,7 +105,7 @@ def main() -> None:
     """prreport command group."""
 
 
-_EPILOG = "Other commands: " + ", ".join(f"'prreport {c} --help'" for c in ("report",))
+_EPILOG = "Other commands: " + ", ".join(f"'prreport {c} --help'" for c in ("report", "comment"))
 
 
 @main.command("report", help=_HELP, epilog=_EPILOG)
@@ -183,3 +183,7 @@ def report_cmd(
         return 0
 
     _run(debug, body)
+
+from prreport.cli_comment import comment_cmd  # noqa: E402  (registered last: it imports from this module)
+
+main.add_command(comment_cmd)

@@ -1,0 +1,302 @@
+"""``prreport comment``: render the report and keep one up-to-date comment on the PR (and the job summary)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from prreport.config import LANGS
+from prreport.errors import ConfigError, OutputError
+
+_HELP = """Render the report for PR N and keep exactly one prreport comment on it.
+
+\b
+The comment carries a hidden marker with the report's hash: the first run
+creates it, later runs edit it in place, and an unchanged report writes
+nothing. Only a comment written by the token's own user is ever edited.
+Inside GitHub Actions the report is also appended to the job summary, and
+the repository, API URL and PR number come from GITHUB_REPOSITORY,
+GITHUB_API_URL and the event (GITHUB_EVENT_PATH), so no argument is needed.
+The token is read from GITHUB_TOKEN (or GH_TOKEN).
+
+\b
+Examples:
+  prreport comment 35980 --github sgl-project/sglang --dry-run
+  prreport comment 35980 --github sgl-project/sglang --repo ~/src/sglang
+  prreport comment --fail-on cycle.risk,guard.dropped       (in Actions)
+  prreport comment 12 --from-file report.md --head-sha SHA  (post a rendered report)
+
+\b
+Exit status: 0, or 1 when --fail-on finds a listed finding kind (after
+posting), or 2 for an error you can fix.
+"""
+
+_KIND_RE = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9*-]+)*$")
+_SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def parse_fail_on(value: str | None) -> tuple[str, ...]:
+    """``cycle.risk,guard.dropped`` -> kinds; ``cycle.*`` matches a whole family."""
+    if not value:
+        return ()
+    kinds = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [k for k in kinds if not _KIND_RE.match(k) or ("*" in k and not k.endswith(".*"))]
+    if bad:
+        raise ConfigError(f"--fail-on: {bad[0]!r} is not a finding kind (expected e.g. cycle.risk,guard.dropped or cycle.*)")
+    return kinds
+
+
+def gate(kinds: tuple[str, ...], found: list[str]) -> list[str]:
+    """The finding kinds in ``found`` that ``--fail-on`` lists (sorted, unique)."""
+    hits = set()
+    for kind in found:
+        for want in kinds:
+            if kind == want or (want.endswith(".*") and kind.startswith(want[:-1])):
+                hits.add(kind)
+    return sorted(hits)
+
+
+def _parse_number(value: str | None) -> int | None:
+    if value is None:
+        return None
+    m = re.fullmatch(r"#?(\d+)", value.strip())
+    if not m or int(m.group(1)) < 1:
+        raise ConfigError(f"PR number: expected N or #N, got {value!r}")
+    return int(m.group(1))
+
+
+def load_event(env: Mapping[str, str]) -> dict[str, Any]:
+    """The Actions event payload (``GITHUB_EVENT_PATH``), or ``{}`` outside Actions."""
+    path = env.get("GITHUB_EVENT_PATH", "")
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"GITHUB_EVENT_PATH {path}: not a readable JSON event ({exc})") from None
+    return data if isinstance(data, dict) else {}
+
+
+def event_pr_number(event: Mapping[str, Any]) -> int | None:
+    """The PR an event is about: pull_request, issue_comment on a PR, or a workflow_run of one."""
+    pr = event.get("pull_request")
+    if isinstance(pr, dict) and isinstance(pr.get("number"), int):
+        return int(pr["number"])
+    issue = event.get("issue")
+    if isinstance(issue, dict) and issue.get("pull_request") and isinstance(issue.get("number"), int):
+        return int(issue["number"])
+    run = event.get("workflow_run")
+    if isinstance(run, dict):
+        prs = run.get("pull_requests") or []
+        if prs and isinstance(prs[0], dict) and isinstance(prs[0].get("number"), int):
+            return int(prs[0]["number"])
+    return None
+
+
+def _run_url(env: Mapping[str, str], event: Mapping[str, Any]) -> str:
+    run = event.get("workflow_run")
+    if isinstance(run, dict) and isinstance(run.get("html_url"), str):
+        return str(run["html_url"])  # the run that rendered the report holds its job summary
+    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
+        server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
+    return ""
+
+
+def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
+    """Append ``name=value`` lines to ``$GITHUB_OUTPUT`` (the action's outputs)."""
+    path = env.get("GITHUB_OUTPUT", "")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            for k, v in values.items():
+                fh.write(f"{k}={v.replace(chr(10), ' ')}\n")
+    except OSError as exc:
+        raise OutputError(f"cannot append to GITHUB_OUTPUT {path}: {exc.strerror}") from None
+
+
+@click.command("comment", help=_HELP)
+@click.argument("number", required=False, metavar="[N]")
+@click.option("--github", "github_repo", metavar="OWNER/NAME", help="Repository of the PR (default: $GITHUB_REPOSITORY).")
+@click.option("--github-api-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).")
+@click.option("--repo", "repo", metavar="PATH", help="Render from this local clone instead of the GitHub API (posting still goes to --github).")
+@click.option("--target", "target", metavar="REV", help="With --repo: the revision or A..B to report on (default: the PR number).")
+@click.option("--bundle", "bundle_path", metavar="FILE", help="Render from a bundle saved with --save-bundle.")
+@click.option("--from-file", "from_file", metavar="FILE", help="Post this already-rendered Markdown report (e.g. a downloaded artifact) instead of rendering.")
+@click.option("--head-sha", metavar="SHA", help="Post only if the PR's head is this commit (default in a workflow_run: the run's head_sha).")
+@click.option("--format", "formats", metavar="LIST", help="Report files to write as well: md, html, json (default: md,json).")
+@click.option("--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/).")
+@click.option("--lang", type=click.Choice(LANGS), help="Report language (default: en).")
+@click.option("--fail-on", "fail_on", metavar="KINDS", help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped.")
+@click.option("--artifact", metavar="NAME", help="Name of the uploaded artifact, for the truncation note (default: $PRREPORT_ARTIFACT).")
+@click.option("--report-url", metavar="URL", help="Where the full report is, for the truncation note (default: this workflow run).")
+@click.option("--dry-run", is_flag=True, help="Print the comment that would be posted; post and write nothing.")
+@click.option("--no-post", is_flag=True, help="Render, write files and the job summary, apply --fail-on, but do not comment.")
+@click.option("--no-cache", is_flag=True, default=None, help="Do not use the on-disk HTTP cache (GitHub source).")
+@click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+def comment_cmd(
+    number: str | None,
+    github_repo: str | None,
+    github_api_url: str | None,
+    repo: str | None,
+    target: str | None,
+    bundle_path: str | None,
+    from_file: str | None,
+    head_sha: str | None,
+    formats: str | None,
+    out_dir: str | None,
+    lang: str | None,
+    fail_on: str | None,
+    artifact: str | None,
+    report_url: str | None,
+    dry_run: bool,
+    no_post: bool,
+    no_cache: bool | None,
+    config_path: str | None,
+    debug: bool,
+) -> None:
+    """Render the report and create, update or leave alone the PR's prreport comment."""
+    # Imported here: prreport.cli registers this command at its bottom, so it is loaded first.
+    from prreport.cli import _run, _split_formats, common_config
+
+    def body() -> int:
+        from prreport import publish
+
+        env = os.environ
+        event = load_event(env)
+        kinds = parse_fail_on(fail_on)
+        if from_file and (repo or bundle_path or target):
+            raise ConfigError("--from-file posts a rendered report: do not combine it with --repo, --bundle or --target")
+        if from_file and kinds:
+            raise ConfigError("--fail-on needs the findings: use it where the report is rendered, not with --from-file")
+        if head_sha and not _SHA_RE.match(head_sha):
+            raise ConfigError(f"--head-sha: expected a hexadecimal commit SHA, got {head_sha!r}")
+        config = common_config(
+            config_path,
+            {
+                "report": {"formats": _split_formats(formats), "out_dir": out_dir, "lang": lang},
+                "git": {"repo": repo},
+                "github": {"repo": github_repo, "api_url": github_api_url, "cache": False if no_cache else None},
+            },
+        )
+        post_repo = config.github.repo or env.get("GITHUB_REPOSITORY", "")
+        if post_repo and post_repo.count("/") != 1:
+            raise ConfigError(f"--github: expected OWNER/NAME, got {post_repo!r}")
+        pr_number = _parse_number(number) or event_pr_number(event)
+        lang_ = config.report.lang
+
+        written: dict[str, str] = {}
+        found_kinds: list[str] = []
+        if from_file:
+            try:
+                report = Path(from_file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"--from-file {from_file}: cannot read it as UTF-8 text ({exc})") from None
+        else:
+            report, written, found_kinds, rendered_number = _render(
+                config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug
+            )
+            pr_number = pr_number or rendered_number
+
+        where = publish.full_report_pointer(
+            lang_,
+            run_url=report_url or _run_url(env, event),
+            artifact=artifact or env.get("PRREPORT_ARTIFACT", ""),
+            path=written.get("md", ""),
+        )
+        comment = publish.comment_body(report, where, lang_)
+        outputs = {f"{k}-path": v for k, v in written.items()}
+
+        if dry_run:
+            dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
+            click.echo(comment, nl=False)
+            click.echo(f"dry run: would post this comment ({publish.utf16_len(comment):,} characters) to {dest}; nothing posted", err=True)
+        else:
+            summary = publish.append_job_summary(report, where, lang_)
+            if summary is not None:
+                click.echo(f"appended the report to the job summary {summary}", err=True)
+            if not no_post:
+                if not post_repo:
+                    raise ConfigError("no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)")
+                if pr_number is None:
+                    raise ConfigError("no PR number: pass N, or run on a pull_request / workflow_run event")
+                expect = head_sha or _event_head(event)
+                token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
+                publisher = publish.CommentPublisher(
+                    post_repo, token, config.github.api_url, config.github.timeout, config.github.retries
+                )
+                try:
+                    result = publisher.publish(pr_number, comment, expect_head=expect)
+                finally:
+                    publisher.close()
+                verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[result.action]
+                click.echo(f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(), err=True)
+                outputs.update({"comment-id": str(result.comment_id), "comment-url": result.url, "comment-action": result.action})
+            _set_outputs(env, outputs)
+
+        hits = gate(kinds, found_kinds)
+        if hits:
+            counts = ", ".join(f"{k} ×{found_kinds.count(k)}" for k in hits)
+            click.echo(f"fail-on: the report has {counts} (listed in --fail-on {fail_on})", err=True)
+            return 1
+        return 0
+
+    _run(debug, body)
+
+
+def _event_head(event: Mapping[str, Any]) -> str | None:
+    """In a workflow_run, the commit the rendering run saw: post only while it is still the PR head."""
+    run = event.get("workflow_run")
+    if isinstance(run, dict) and isinstance(run.get("head_sha"), str):
+        return str(run["head_sha"])
+    return None
+
+
+def _render(
+    config: Any,
+    post_repo: str,
+    number: int | None,
+    repo: str | None,
+    target: str | None,
+    bundle_path: str | None,
+    dry_run: bool,
+    debug: bool,
+) -> tuple[str, dict[str, str], list[str], int | None]:
+    """Run the pipeline; returns (markdown, written paths by format, finding kinds, PR number)."""
+    from prreport.cli import make_source
+    from prreport.output import write_all
+    from prreport.pipeline import analyse, gather, render_outputs
+    from prreport.render import render_markdown
+
+    if repo or bundle_path:
+        # Render locally; the GitHub repository is only where the comment goes.
+        src_config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
+    else:
+        src_config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=post_repo))
+    rev = target or (str(number) if number is not None else None)
+    source = make_source(rev, bundle_path, src_config)
+    try:
+        bundle = gather(source, src_config)
+    finally:
+        source.close()
+    analysis = analyse(bundle, src_config, debug=debug)
+    outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
+    md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+    if md is None:
+        md = render_markdown(analysis.model, src_config.report.lang)
+    written: dict[str, str] = {}
+    if not dry_run:
+        write_all(outputs)
+        for p in outputs:
+            written[p.suffix.lstrip(".")] = str(p)
+            click.echo(f"wrote {p}", err=True)
+    return md, written, [f.kind for f in analysis.findings], analysis.model.pr.get("number")
