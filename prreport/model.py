@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from prreport.bundle import PullRequestBundle, to_jsonable
+from prreport.bundle import Comment, PullRequestBundle, to_jsonable
 from prreport.classify import category, module_name
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
+from prreport.series import RELATION_ORDER
 
 REPORT_SCHEMA = "prreport.report/1"
 
@@ -29,11 +31,17 @@ class FileEntry:
     symbols: tuple[str, ...]
     binary: bool
     finding_kinds: tuple[str, ...]
+    # What the findings say about this file, grouped for the breakdown and the description.
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Summary:
-    """Verdict and headline facts."""
+    """Verdict and headline facts.
+
+    ``one_line`` and ``recommended_action`` are wording: the renderer fills them (in English
+    for JSON) from ``headline`` and ``action``, which are the facts they are built from.
+    """
 
     verdict: str
     one_line: str
@@ -41,6 +49,8 @@ class Summary:
     changed_lines: int
     explained_lines: int
     kind_counts: dict[str, int] = field(default_factory=dict)
+    headline: dict[str, Any] = field(default_factory=dict)
+    action: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,8 @@ class ReportModel:
     related: tuple[dict[str, Any], ...]
     diagnostics: tuple[Diagnostic, ...]
     source: str
+    breakdown: dict[str, Any] = field(default_factory=dict)
+    claims: tuple[dict[str, Any], ...] = ()
     schema: str = REPORT_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -118,6 +130,7 @@ def build_model(
 ) -> ReportModel:
     """Compute the report model from a bundle and its findings."""
     pr = bundle.pr
+    findings = sorted(findings, key=Finding.sort_key)
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
@@ -135,24 +148,30 @@ def build_model(
                 module=module_name(f.path, config.modules, bundle.head_paths),
                 category=cat,
                 change_type=_change_type(cat, fds, f.status),
-                symbols=tuple(sorted({fd.symbol for fd in fds if fd.symbol})),
+                symbols=_file_symbols(fds),
                 binary=f.binary,
                 finding_kinds=tuple(sorted({fd.kind for fd in fds})),
+                facts=_file_facts(fds),
             )
         )
+    files.sort(key=_file_order)
     changed, explained = _explained(bundle, findings)
     has_python = any(f.path.endswith(".py") and not f.binary for f in bundle.files)
     verdict = _verdict(findings, changed, explained, has_python)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
+    all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
+    review = _review(bundle)
+    risks = _risks(bundle, findings, files, verdict, review, all_diags)
     summary = Summary(
         verdict=verdict,
-        one_line=pr.title,
+        one_line="",
         recommended_action="",
         changed_lines=changed,
         explained_lines=explained,
         kind_counts=counts,
+        headline=_headline(findings, files, verdict),
+        action=_action(risks),
     )
-    all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     return ReportModel(
         pr={
             "repo": pr.repo,
@@ -161,6 +180,7 @@ def build_model(
             "author": pr.author,
             "url": pr.url,
             "state": pr.state,
+            "created_at": pr.created_at,
             "merged_at": pr.merged_at,
             "merged_by": pr.merged_by,
             "base_sha": pr.base_sha,
@@ -169,25 +189,35 @@ def build_model(
             "target": pr.target,
         },
         summary=summary,
-        motivation={"quoted": pr.body.strip(), "source": "description" if pr.body.strip() else "none"},
+        # The renderer (the one Markdown door) splits ``body`` into the quoted sections.
+        motivation={"body": pr.body.strip(), "source": "description" if pr.body.strip() else "none"},
         files=tuple(files),
         findings=tuple(findings),
-        key_symbols=tuple(sorted({fd.symbol for fd in findings if fd.symbol and not fd.kind.startswith("file.")})),
-        snippets=(),
-        review={
-            "available": bundle.review_data_available,
-            "review_comments_count": len(bundle.review_comments),
-            "issue_comments_count": len(bundle.issue_comments),
-            "reviews_count": len(bundle.reviews),
-            "highlights": [],
-            "ci": [to_jsonable(c) for c in bundle.checks],
-        },
-        risks=(),
-        impact={"files": len(files), "modules": sorted({f.module for f in files})},
-        related=tuple(to_jsonable(r) for r in bundle.related),
+        key_symbols=_key_symbols(findings),
+        snippets=tuple(_snippets(bundle, findings, config.report.snippet_max_lines, config.report.max_snippets)),
+        review=review,
+        risks=tuple(risks),
+        impact=_impact(files, findings, verdict),
+        related=tuple(_related(bundle)),
         diagnostics=tuple(all_diags),
         source=bundle.source,
+        breakdown=_breakdown(bundle, findings, files, review),
+        claims=tuple(_claims(pr.title, pr.body, findings, verdict)),
     )
+
+
+# --- files ---------------------------------------------------------------------------------
+
+_IMPORT_MOVES = ("import.hoisted", "import.sunk", "import.moved", "import.added", "import.removed")
+# Kinds that only describe context (safety evidence) and never make a change "logic".
+_CONTEXT_KINDS = {
+    "behavior.unchanged",
+    "cycle.safe",
+    "contract.implicit",
+    "guard.preserved",
+    "lazy-import.retained",
+    "names.unused-import",
+}
 
 
 def _change_type(cat: str, fds: list[Finding], status: str) -> str:
@@ -196,10 +226,551 @@ def _change_type(cat: str, fds: list[Finding], status: str) -> str:
     kinds = {fd.kind for fd in fds}
     if status == "renamed" and not kinds - {"file.renamed"}:
         return "rename"
-    if kinds and all(k.startswith(("import.", "loop.")) for k in kinds - {"behavior.unchanged", "cycle.safe", "contract.implicit", "guard.preserved", "lazy-import.retained", "names.unused-import"}):
-        return "dependency-wiring"
     if "behavior.changed" in kinds:
         return "logic"
+    moving = kinds - _CONTEXT_KINDS
+    if moving and all(k.startswith(("import.", "loop.", "guard.")) for k in moving):
+        return "dependency-wiring"
     if kinds & {"behavior.unchanged"} or any(k.startswith(("code.", "symbol.")) for k in kinds):
         return "refactor"
     return "change"
+
+
+def _file_order(f: FileEntry) -> tuple[int, int, str]:
+    """Source files with findings first, then other source, then the rest by category."""
+    cat_rank = ("source", "test", "config", "build", "ci", "docs", "data")
+    rank = cat_rank.index(f.category) if f.category in cat_rank else len(cat_rank)
+    return (rank, 0 if f.finding_kinds else 1, f.path)
+
+
+def _file_symbols(fds: list[Finding]) -> tuple[str, ...]:
+    """Symbols of a file, most telling first (moved names and loop scopes), without duplicates."""
+    order = {kind: i for i, kind in enumerate(_SYMBOL_PRIORITY)}
+    ranked = sorted(
+        (order.get(fd.kind, len(order)), fd.symbol)
+        for fd in fds
+        if fd.symbol and not fd.kind.startswith(("file.", "cycle.", "contract."))
+    )
+    seen: dict[str, None] = {}
+    for _rank, sym in ranked:
+        seen.setdefault(_short_scope(sym), None)
+    return tuple(seen)
+
+
+def _short_scope(scope: str) -> str:
+    """Last two parts of a qualname without ``<locals>`` (``start_prefill_thread.bootstrap_thread``)."""
+    parts = [p for p in scope.split(".") if p != "<locals>"]
+    return ".".join(parts[-2:]) if parts else scope
+
+
+def _guards(value: Any) -> list[str]:
+    """Guard texts, without the enclosing loops (the loop is the same before and after)."""
+    return [g.get("text", "") for g in value or [] if isinstance(g, dict) and g.get("kind") != "loop"]
+
+
+# Every key is always present (templates run with StrictUndefined).
+_FACT_KEYS = (
+    "hoisted", "sunk", "moved", "added", "removed",
+    "imports_removed", "imports_remaining", "imports_added",
+    "guards_preserved", "guards_changed", "guards_dropped",
+    "behavior_unchanged", "behavior_changed", "code", "retained", "unresolved", "unused",
+)
+
+
+def _file_facts(fds: list[Finding]) -> dict[str, Any]:
+    """Group one file's findings into the facts its description and breakdown item state."""
+    facts: dict[str, Any] = {key: [] for key in _FACT_KEYS}
+
+    def add(key: str, value: Any) -> None:
+        facts[key].append(value)
+
+    for fd in fds:
+        d = fd.details
+        k = fd.kind
+        if k in _IMPORT_MOVES:
+            add(k.split(".")[1], {
+                "symbol": fd.symbol,
+                "module": d.get("module", ""),
+                "from_scope": d.get("from_scope", ""),
+                "to_scope": d.get("to_scope", ""),
+                "line": fd.line,
+                "merged_into_existing": bool(d.get("merged_into_existing", False)),
+                "from_context": list(d.get("from_context", [])),
+            })
+        elif k.startswith("loop."):
+            add(k.split(".")[1].replace("-", "_"), {
+                "scope": fd.symbol,
+                "loop": d.get("loop", ""),
+                "before": d.get("before", 0),
+                "after": d.get("after", 0),
+                "line": fd.line,
+            })
+        elif k.startswith("guard."):
+            add("guards_" + k.split(".")[1], {
+                "symbol": fd.symbol,
+                "line": fd.line,
+                "scope": d.get("scope", ""),
+                "before": _guards(d.get("before")),
+                "after": _guards(d.get("after")),
+            })
+        elif k in ("behavior.unchanged", "behavior.changed"):
+            add(k.replace(".", "_"), {"symbol": fd.symbol, "line": fd.line, "residual": list(d.get("residual", []))})
+        elif k.startswith(("code.", "symbol.")):
+            add("code", {"kind": k, "symbol": fd.symbol, "line": fd.line})
+        elif k == "lazy-import.retained":
+            add("retained", _retained(fd))
+        elif k == "names.unresolved":
+            add("unresolved", {"symbol": fd.symbol, "line": fd.line})
+        elif k == "names.unused-import":
+            add("unused", {"symbol": fd.symbol, "line": fd.line})
+    facts["hoisted_merged"] = bool(facts["hoisted"]) and all(h["merged_into_existing"] for h in facts["hoisted"])
+    facts["hoisted_modules"] = sorted({h["module"] for h in facts["hoisted"]})
+    return facts
+
+
+def _retained(fd: Finding) -> dict[str, Any]:
+    d = fd.details
+    return {
+        "path": fd.path,
+        "line": fd.line,
+        "symbol": fd.symbol,
+        "module": d.get("module", ""),
+        "scope": d.get("scope", ""),
+        "reason": d.get("reason", "hoistable"),
+        "guard": d.get("guard", ""),
+        "named_in_description": bool(d.get("named_in_description", False)),
+    }
+
+
+# --- summary -------------------------------------------------------------------------------
+
+_SYMBOL_PRIORITY = (
+    "import.hoisted",
+    "import.sunk",
+    "import.moved",
+    "loop.imports-removed",
+    "loop.imports-remaining",
+    "loop.imports-added",
+    "code.extracted",
+    "code.dead-removed",
+    "code.branches-collapsed",
+    "code.override-removed",
+    "symbol.moved",
+    "symbol.renamed",
+    "behavior.changed",
+    "guard.dropped",
+    "guard.changed",
+    "import.added",
+    "import.removed",
+    "names.unresolved",
+)
+
+
+def _names(findings: list[Finding], kind: str) -> list[str]:
+    return sorted({fd.symbol for fd in findings if fd.kind == kind and fd.symbol})
+
+
+def _headline(findings: list[Finding], files: list[FileEntry], verdict: str) -> dict[str, Any]:
+    """The facts the one-line summary is built from, dominant first."""
+    kinds = Counter(fd.kind for fd in findings)
+    hoisted_files = sorted({fd.path for fd in findings if fd.kind == "import.hoisted"})
+    code = {k: _names(findings, k) for k in sorted(kinds) if k.startswith(("code.", "symbol."))}
+    behavior = "changed" if kinds["behavior.changed"] else ("unchanged" if kinds["behavior.unchanged"] else "unknown")
+    return {
+        "verdict": verdict,
+        "hoisted": _names(findings, "import.hoisted"),
+        "hoisted_files": len(hoisted_files),
+        "sunk": _names(findings, "import.sunk"),
+        "moved": _names(findings, "import.moved"),
+        "loops_cleared": kinds["loop.imports-removed"],
+        "loops_remaining": kinds["loop.imports-remaining"] + kinds["loop.imports-added"],
+        "code": code,
+        "behavior": behavior,
+        "behavior_changed": _names(findings, "behavior.changed"),
+        "files": len(files),
+        "additions": sum(f.additions for f in files),
+        "deletions": sum(f.deletions for f in files),
+        "dominant": [k for k, _n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])) if k in _SYMBOL_PRIORITY][:3],
+    }
+
+
+_SEVERITY_ORDER = ("high", "medium", "low")
+
+
+def _action(risks: list[dict[str, Any]]) -> dict[str, Any]:
+    """Recommended action from the risks: block on high, review medium spots, else skim."""
+    high = [r["id"] for r in risks if r["severity"] == "high"]
+    medium = [r for r in risks if r["severity"] == "medium"]
+    if high:
+        return {"level": "block", "blockers": high, "spots": []}
+    if medium:
+        spots = []
+        for r in medium:
+            located = [e for e in r["evidence"] if e.get("path")]
+            spots.extend({"risk": r["id"], "path": e["path"], "line": e.get("line")} for e in located[:3])
+            if not located:
+                spots.append({"risk": r["id"], "path": "", "line": None})
+        return {"level": "review", "blockers": [], "spots": spots}
+    return {"level": "skim", "blockers": [], "spots": []}
+
+
+def _key_symbols(findings: list[Finding]) -> tuple[str, ...]:
+    """Symbols that carry the change, most telling first (at most twelve)."""
+    order = {kind: i for i, kind in enumerate(_SYMBOL_PRIORITY)}
+    seen: dict[str, None] = {}
+    for _rank, sym in sorted((order[fd.kind], fd.symbol) for fd in findings if fd.kind in order and fd.symbol):
+        seen.setdefault(sym, None)
+    return tuple(list(seen)[:12])
+
+
+# --- snippets ------------------------------------------------------------------------------
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _import_block(lines: list[str], start: int) -> tuple[int, int]:
+    """1-based inclusive range of the import statement starting at ``start`` (parenthesised or not)."""
+    end = start
+    depth = 0
+    for i in range(start - 1, len(lines)):
+        depth += lines[i].count("(") - lines[i].count(")")
+        end = i + 1
+        if depth <= 0 and not lines[i].rstrip().endswith("\\"):
+            break
+    return start, end
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    """Last line (1-based) of the indented block headed by line ``start``."""
+    base = _indent(lines[start - 1])
+    end = start
+    for i in range(start, len(lines)):
+        text = lines[i]
+        if not text.strip():
+            continue
+        if _indent(text) <= base:
+            break
+        end = i + 1
+    return end
+
+
+def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> int:
+    """Line of ``def name`` just above ``line`` (within ``reach`` lines), else ``line``."""
+    pattern = re.compile(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(")
+    for i in range(line - 2, max(line - 2 - reach, -1), -1):
+        if pattern.match(lines[i]):
+            return i + 1
+    return line
+
+
+def _snippets(bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int) -> list[dict[str, Any]]:
+    """After-code around each important change: merged import blocks, cleared loops, changed guards."""
+    wanted: list[tuple[int, str, int, int, dict[str, Any]]] = []
+    for fd in findings:
+        f = bundle.file(fd.path)
+        if f is None or f.after is None:
+            continue
+        lines = f.after.splitlines()
+        d = fd.details
+        if fd.kind == "import.hoisted":
+            start = int(d.get("block_line") or d.get("to_line") or fd.line or 0)
+            if not 0 < start <= len(lines):
+                continue
+            lo, hi = _import_block(lines, start)
+            wanted.append((0, fd.path, lo, hi, {"kind": "import-block", "names": [fd.symbol], "module": d.get("module", ""),
+                                                 "merged_into_existing": bool(d.get("merged_into_existing"))}))
+        elif fd.kind in ("loop.imports-removed", "loop.imports-remaining", "loop.imports-added"):
+            loop_line = int(d.get("after_line") or fd.line or 0)
+            if not 0 < loop_line <= len(lines):
+                continue
+            scope = d.get("scope") or fd.symbol
+            lo = _enclosing_def(lines, loop_line, scope.split(".")[-1])
+            hi = _block_end(lines, loop_line)
+            wanted.append((1, fd.path, lo, hi, {"kind": "loop", "loop": d.get("loop", ""), "scope": scope,
+                                                 "before": d.get("before", 0), "after": d.get("after", 0),
+                                                 "change": fd.kind.split(".")[1]}))
+        elif fd.kind in ("guard.changed", "guard.dropped", "behavior.changed") and fd.line:
+            line = int(d.get("after_line") or fd.line)
+            if not 0 < line <= len(lines):
+                continue
+            wanted.append((2, fd.path, max(1, line - 3), min(len(lines), line + 3),
+                           {"kind": fd.kind.replace(".", "-"), "symbol": fd.symbol}))
+    merged: list[dict[str, Any]] = []
+    for _prio, path, lo, hi, caption in sorted(wanted, key=lambda w: (w[0], w[1], w[2])):
+        prev = next((s for s in merged if s["path"] == path and lo <= s["end_line"] + 1 and hi >= s["start_line"] - 1
+                     and s["caption_facts"]["kind"] == caption["kind"]), None)
+        if prev is not None:
+            prev["start_line"], prev["end_line"] = min(prev["start_line"], lo), max(prev["end_line"], hi)
+            if caption["kind"] == "import-block":
+                prev["caption_facts"]["names"] = sorted({*prev["caption_facts"]["names"], *caption["names"]})
+            continue
+        merged.append({"path": path, "start_line": lo, "end_line": hi, "caption_facts": caption})
+    out = []
+    for s in merged[:max_snippets]:
+        f = bundle.file(s["path"])
+        assert f is not None and f.after is not None
+        lines = f.after.splitlines()
+        full_end = s["end_line"]
+        end = min(full_end, s["start_line"] + max_lines - 1)
+        out.append({
+            "path": s["path"],
+            "start_line": s["start_line"],
+            "end_line": end,
+            "truncated": end < full_end,
+            "language": "python" if s["path"].endswith(".py") else "",
+            "code": "\n".join(lines[s["start_line"] - 1 : end]),
+            "caption": "",
+            "caption_facts": s["caption_facts"],
+        })
+    return out
+
+
+# --- review --------------------------------------------------------------------------------
+
+# Bot commands and CI re-run requests: process, not discussion.
+_PROCESS = re.compile(r"^\s*(/[\w-]+|@\w[\w-]*bot\b|(re)?test this please|retest|rerun|/retest|ok to test)", re.I)
+_APPROVAL = re.compile(r"^\s*(lgtm|looks good( to me)?|approved?|ship it|\+1|👍)[\s.!]*$", re.I)
+_HIGHLIGHT_CHARS = 400
+
+
+def _classify_comment(c: Comment) -> str:
+    body = c.body.strip()
+    if not body:
+        return "empty"
+    if _PROCESS.match(body) and len(body.splitlines()) <= 2:
+        return "process"
+    if _APPROVAL.match(body):
+        return "approval"
+    if c.author.endswith("[bot]") or c.author.endswith("-bot"):
+        return "bot"
+    return "substantive"
+
+
+def _review(bundle: PullRequestBundle) -> dict[str, Any]:
+    """Counts, classified comments, the substantive ones to quote, and CI at head."""
+    comments = [*bundle.reviews, *bundle.review_comments, *bundle.issue_comments]
+    classified = [(c, _classify_comment(c)) for c in comments]
+    highlights = []
+    for c, cls in classified:
+        if cls == "empty":
+            continue
+        body = c.body.strip()
+        highlights.append({
+            "kind": c.kind,
+            "author": c.author,
+            "class": cls,
+            "state": c.state,
+            "path": c.path,
+            "line": c.line,
+            "url": c.url,
+            "body": body[:_HIGHLIGHT_CHARS],
+            "truncated": len(body) > _HIGHLIGHT_CHARS,
+        })
+    checks = [to_jsonable(c) for c in bundle.checks]
+    failing = sorted(c.name for c in bundle.checks if c.conclusion in ("failure", "timed_out", "cancelled", "action_required"))
+    pending = sorted(c.name for c in bundle.checks if c.status != "completed")
+    passing = sorted(c.name for c in bundle.checks if c.conclusion == "success")
+    states = Counter(c.state for c in bundle.reviews if c.state)
+    merged = bundle.pr.state == "merged" or bool(bundle.pr.merged_at)
+    return {
+        "available": bundle.review_data_available,
+        "review_comments_count": len(bundle.review_comments),
+        "issue_comments_count": len(bundle.issue_comments),
+        "reviews_count": len(bundle.reviews),
+        "review_states": dict(sorted(states.items())),
+        "class_counts": dict(sorted(Counter(cls for _c, cls in classified).items())),
+        "highlights": highlights,
+        "ci": checks,
+        "ci_summary": {"total": len(checks), "passing": passing, "failing": failing, "pending": pending},
+        "merged": merged,
+        "merged_with_failures": merged and bool(failing),
+        "self_merged": bool(merged and bundle.pr.merged_by and bundle.pr.merged_by == bundle.pr.author),
+    }
+
+
+# --- risks ---------------------------------------------------------------------------------
+
+
+def _ev(fd: Finding, **extra: Any) -> dict[str, Any]:
+    return {"kind": fd.kind, "path": fd.path, "line": fd.line, "symbol": fd.symbol, **extra}
+
+
+def _risks(
+    bundle: PullRequestBundle,
+    findings: list[Finding],
+    files: list[FileEntry],
+    verdict: str,
+    review: dict[str, Any],
+    diagnostics: list[Diagnostic],
+) -> list[dict[str, Any]]:
+    """Risk tags from findings and metadata, each with its evidence; highest severity first."""
+    risks: list[dict[str, Any]] = []
+
+    def add(rid: str, severity: str, evidence: list[dict[str, Any]]) -> None:
+        if evidence:
+            risks.append({"id": rid, "severity": severity, "title": "", "evidence": evidence})
+
+    of = lambda *kinds: [fd for fd in findings if fd.kind in kinds]  # noqa: E731
+    add("import-cycle", "high", [_ev(fd, chain=list(fd.details.get("chain", [])), target_path=fd.details.get("target_path", ""))
+                                for fd in of("cycle.risk")])
+    add("guard-dropped", "high", [_ev(fd, before=_guards(fd.details.get("before")), after=_guards(fd.details.get("after")))
+                                 for fd in of("guard.dropped")])
+    add("unresolved-name", "high", [_ev(fd) for fd in of("names.unresolved")])
+    claims_refactor = bool(re.search(r"\brefactor", bundle.pr.title, re.I)) or verdict == "refactor-with-behavior-change"
+    if claims_refactor:
+        add("behavior-change-in-refactor", "high",
+            [_ev(fd, residual=list(fd.details.get("residual", []))[:5]) for fd in of("behavior.changed")])
+    add("guard-changed", "medium", [_ev(fd, before=_guards(fd.details.get("before")), after=_guards(fd.details.get("after")))
+                                   for fd in of("guard.changed")])
+    add("import-in-loop", "medium", [_ev(fd, loop=fd.details.get("loop", ""), after=fd.details.get("after", 0))
+                                    for fd in of("loop.imports-added", "loop.imports-remaining")])
+    add("unparseable", "medium", [{"kind": "diagnostic", "path": d.path, "line": d.line, "symbol": "", "origin": d.origin,
+                                   "message": d.message} for d in diagnostics if d.path]
+        + [_ev(fd, reason=fd.details.get("reason", "")) for fd in of("file.unreadable")])
+    if review["merged_with_failures"]:
+        add("ci-failing-at-merge", "medium", [{"kind": "ci", "path": "", "line": None, "symbol": name}
+                                              for name in review["ci_summary"]["failing"]])
+    if review["available"] and not review["reviews_count"] and not review["review_comments_count"]:
+        add("no-review", "medium", [{"kind": "review", "path": "", "line": None, "symbol": "",
+                                     "issue_comments": review["issue_comments_count"]}])
+    add("implicit-contract", "low", [_ev(fd, module=fd.details.get("module", fd.symbol),
+                                         forbidden=list(fd.details.get("forbidden", [])),
+                                         contract=fd.details.get("contract", "")) for fd in of("contract.implicit")])
+    source = [f for f in files if f.category == "source" and f.path.endswith(".py")]
+    tests = [f for f in files if f.category == "test"]
+    if source and not tests:
+        add("no-tests", "low", [{"kind": "files", "path": f.path, "line": None, "symbol": ""} for f in source])
+    risks.sort(key=lambda r: _SEVERITY_ORDER.index(r["severity"]))
+    return risks
+
+
+def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> dict[str, Any]:
+    """Who and what is affected: modules, file kinds, behaviour."""
+    kinds = {fd.kind for fd in findings}
+    return {
+        "files": len(files),
+        "modules": sorted({f.module for f in files}),
+        "paths": [f.path for f in files],
+        "categories": dict(sorted(Counter(f.category for f in files).items())),
+        "verdict": verdict,
+        "behavior": "changed" if "behavior.changed" in kinds else ("unchanged" if "behavior.unchanged" in kinds else "unknown"),
+        "changed_functions": _names(findings, "behavior.changed"),
+        "loops_cleared": sum(1 for fd in findings if fd.kind == "loop.imports-removed"),
+        "imports_removed_from_loops": sum(
+            int(fd.details.get("before", 0)) - int(fd.details.get("after", 0))
+            for fd in findings
+            if fd.kind == "loop.imports-removed"
+        ),
+        "public_api_touched": sorted({fd.symbol for fd in findings if fd.kind in ("symbol.moved", "symbol.renamed")}),
+    }
+
+
+# --- breakdown, related, claims ------------------------------------------------------------
+
+
+def _breakdown(
+    bundle: PullRequestBundle, findings: list[Finding], files: list[FileEntry], review: dict[str, Any]
+) -> dict[str, Any]:
+    """Numbered areas: entry points, one per source file, other file groups, retained lazies, checks."""
+    entry = [
+        {"path": fd.path, "scope": fd.symbol, "loop": fd.details.get("loop", ""), "line": fd.line, "kind": fd.kind}
+        for fd in findings
+        if fd.kind.startswith("loop.")
+    ]
+    groups: dict[str, dict[str, Any]] = {}
+    for f in files:
+        if f.category == "source":
+            continue
+        g = groups.setdefault(f.category, {"category": f.category, "paths": [], "additions": 0, "deletions": 0})
+        g["paths"].append(f.path)
+        g["additions"] += f.additions
+        g["deletions"] += f.deletions
+    retained = [_retained(fd) for fd in findings if fd.kind == "lazy-import.retained"]
+    return {
+        "entry_points": entry,
+        "source_files": [f.path for f in files if f.category == "source"],
+        "other_groups": [groups[k] for k in sorted(groups)],
+        "retained": retained,
+        "verification": {
+            "tests_changed": sum(1 for f in files if f.category == "test"),
+            "unresolved": len([fd for fd in findings if fd.kind == "names.unresolved"]),
+            "cycle_safe": sorted({fd.symbol for fd in findings if fd.kind == "cycle.safe"}),
+            "ci_available": review["available"],
+            "ci_failing": review["ci_summary"]["failing"],
+            "ci_passing": len(review["ci_summary"]["passing"]),
+        },
+    }
+
+
+def _related(bundle: PullRequestBundle) -> list[dict[str, Any]]:
+    rank = {r: i for i, r in enumerate(RELATION_ORDER)}
+    items = [to_jsonable(r) for r in bundle.related]
+    return sorted(items, key=lambda r: (rank.get(r["relation"], len(rank)), r["number"]))
+
+
+# Claim id -> pattern over the PR title and body (English phrasing of common PR texts).
+_CLAIMS = (
+    ("no-behavior-change", r"no (functional |behaviou?ral |behaviou?r |logic |semantic )?changes? (in|to) behaviou?r"
+     r"|no (functional|behaviou?ral|behaviou?r|logic|semantic) changes?|behaviou?r[- ]preserving|does not change (the )?behaviou?r"),
+    ("pure-refactor", r"\bpure(ly)?( a)? refactor|refactor[- ]only|\bno-op refactor|mechanical (refactor|change)"),
+    ("no-import-cycle", r"no (import |circular )?(cycle|circular import)s?|no cycle-avoidance reason|without (an )?import cycle"),
+    ("zero-imports-in-loop", r"zero imports?|no imports? (inside|in) the loops?|no (more )?in-loop imports?"),
+    ("names-resolve", r"\bF821\b|no undefined names?"),
+)
+
+
+def _claim_sentence(text: str, match: re.Match[str]) -> str:
+    """The sentence of ``text`` containing the match, whitespace collapsed (a quote, never rewritten)."""
+    bounds = re.compile(r"(?<=[.!?])\s+|\n\s*\n|\n\s*[-*+]\s|\n#+\s")
+    start = 0
+    for b in bounds.finditer(text, 0, match.start()):
+        start = b.end()
+    nxt = bounds.search(text, match.end())
+    sentence = text[start : nxt.start() if nxt else len(text)]
+    sentence = re.sub(r"^\s*([-*+]\s+)?(\[[ xX]\]\s+)?", "", sentence)
+    return " ".join(sentence.split())
+
+
+def _claims(title: str, body: str, findings: list[Finding], verdict: str) -> list[dict[str, Any]]:
+    """Statements in the PR text, checked against the findings: supported, contradicted or not checkable."""
+    text = f"{title}\n{body}"
+    kinds = Counter(fd.kind for fd in findings)
+    out = []
+    for cid, pattern in _CLAIMS:
+        m = re.search(pattern, text, re.I)
+        if not m:
+            continue
+        status, evidence = _check_claim(cid, findings, kinds, verdict)
+        out.append({"id": cid, "quote": _claim_sentence(text, m), "status": status, "evidence": evidence})
+    return out
+
+
+def _check_claim(cid: str, findings: list[Finding], kinds: Counter[str], verdict: str) -> tuple[str, list[dict[str, Any]]]:
+    def ev(*ks: str) -> list[dict[str, Any]]:
+        return [_ev(fd) for fd in findings if fd.kind in ks][:6]
+
+    against = {
+        "no-behavior-change": ("behavior.changed", "guard.dropped", "guard.changed"),
+        "pure-refactor": ("behavior.changed", "guard.dropped", "guard.changed", "cycle.risk"),
+        "no-import-cycle": ("cycle.risk",),
+        "zero-imports-in-loop": ("loop.imports-remaining", "loop.imports-added"),
+        "names-resolve": ("names.unresolved",),
+    }[cid]
+    support = {
+        "no-behavior-change": ("behavior.unchanged",),
+        "pure-refactor": ("behavior.unchanged",),
+        "no-import-cycle": ("cycle.safe",),
+        "zero-imports-in-loop": ("loop.imports-removed",),
+        # A clean name check leaves no finding, so only a contradiction is checkable.
+        "names-resolve": (),
+    }[cid]
+    if any(kinds[k] for k in against):
+        return "contradicted", ev(*against)
+    if cid == "pure-refactor" and verdict != "pure-refactor":
+        return "not-checkable", []
+    if support and any(kinds[k] for k in support):
+        return "supported", ev(*support)
+    return "not-checkable", []
+

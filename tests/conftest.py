@@ -38,3 +38,8 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 def load_json(path: Path) -> dict:
     """Read a JSON file."""
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--update-golden`` rewrites tests/golden/* from the current output."""
+    parser.addoption("--update-golden", action="store_true", default=False, help="rewrite golden report files")
