@@ -1,0 +1,223 @@
+"""Removed placeholder overrides, and whether a base class still provides the method."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import (
+    Definition,
+    definition_changes,
+    explains,
+    file_index,
+    index,
+    lines_with_blanks,
+    module_of,
+    placeholder_kind,
+)
+from prreport.bundle import PullRequestBundle
+from prreport.findings import ContextRequest, Finding
+
+_NO_OP = ("pass", "ellipsis", "docstring")
+_MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """Where a method was found along the base classes, and what could not be resolved."""
+
+    base: Definition | None  # the base-class method
+    base_path: str
+    unresolved: tuple[str, ...]  # bases whose source is not available
+    wanted: tuple[str, ...]  # files that would resolve them
+
+
+def _is_abstract(fn: ast.AST) -> bool:
+    decos = getattr(fn, "decorator_list", [])
+    return any((isinstance(d, ast.Name) and d.id == "abstractmethod") or (isinstance(d, ast.Attribute) and d.attr == "abstractmethod") for d in decos)
+
+
+def _candidates(module: str, head_paths: Iterable[str]) -> list[str]:
+    """Files at head that may hold a dotted module (source roots such as ``python/`` allowed)."""
+    rel = module.replace(".", "/")
+    wanted = (f"{rel}.py", f"{rel}/__init__.py")
+    return sorted(p for p in head_paths if p in wanted or p.endswith(tuple("/" + w for w in wanted)))
+
+
+def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFiles) -> str | None:
+    """Dotted module a module-level ``from X import name`` binds ``name`` from."""
+    for st in tree.body if tree else []:
+        if isinstance(st, ast.ImportFrom):
+            for a in st.names:
+                if (a.asname or a.name) == name:
+                    if st.level:
+                        pkg = module_of(path, sources).split(".")
+                        pkg = pkg[: len(pkg) - st.level] if not path.endswith("__init__.py") else pkg[: len(pkg) - st.level + 1]
+                        return ".".join([*pkg, st.module] if st.module else pkg)
+                    return st.module
+    return None
+
+
+def find_in_bases(sources: SourceFiles, path: str, side: str, cls: Definition, method: str, depth: int = 0) -> _Lookup:
+    """Search the bases of ``cls`` (same file, then imported modules) for ``method``."""
+    unresolved: list[str] = []
+    wanted: list[str] = []
+    for base in cls.bases:
+        if base in ("object", "ABC", "abc.ABC", "Generic", "Protocol") or base.startswith(("Generic[", "Protocol[")):
+            continue
+        found = _resolve_class(sources, path, side, base)
+        if isinstance(found, list):
+            unresolved.append(base)
+            wanted += found
+            continue
+        bpath, bside, bcls = found
+        hit = file_index(sources, bpath, bside).get(f"{bcls.qualname}.{method}") if bside != "head" else _head_index(sources, bpath).get(f"{bcls.qualname}.{method}")
+        if hit is not None:
+            return _Lookup(hit, bpath, tuple(unresolved), tuple(wanted))
+        if depth < _MAX_DEPTH:
+            deeper = find_in_bases(sources, bpath, bside, bcls, method, depth + 1)
+            if deeper.base is not None:
+                return deeper
+            unresolved += deeper.unresolved
+            wanted += deeper.wanted
+    return _Lookup(None, "", tuple(unresolved), tuple(wanted))
+
+
+def _head_index(sources: SourceFiles, path: str) -> dict[str, Definition]:
+    return sources.memo(path, "head", "defs", lambda: index(path, sources.tree(path, "head"), sources.text(path, "head")))
+
+
+def _resolve_class(sources: SourceFiles, path: str, side: str, base: str) -> tuple[str, str, Definition] | list[str]:
+    """(path, side, class) of a base name, or the files that would have to be fetched."""
+    defs = file_index(sources, path, side) if side != "head" else _head_index(sources, path)
+    head, _, last = base.rpartition(".")
+    local = defs.get(base)
+    if local is not None and local.kind == "class":
+        return path, side, local
+    tree = sources.tree(path, side)
+    module = _import_of(tree, last, path, sources) if not head else head
+    if module is None and head:
+        module = head
+    if module is None:
+        return []
+    files = _candidates(module, sources.bundle.head_paths)
+    for p in files:
+        if sources.text(p, "head") is not None:
+            d = _head_index(sources, p).get(last)
+            if d is not None and d.kind == "class":
+                return p, "head", d
+            # A package re-exporting the class: follow one more import.
+            sub = _import_of(sources.tree(p, "head"), last, p, sources)
+            for q in _candidates(sub, sources.bundle.head_paths) if sub else []:
+                if sources.text(q, "head") is not None:
+                    d = _head_index(sources, q).get(last)
+                    if d is not None and d.kind == "class":
+                        return q, "head", d
+                else:
+                    return [q]
+    return [p for p in files if sources.text(p, "head") is None] or []
+
+
+def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definition, str]]:
+    """(removed method, class after, placeholder kind) for placeholder methods removed from surviving classes."""
+    change = definition_changes(sources)
+    out = []
+    for d in change.removed:
+        kind = placeholder_kind(d.node) if d.kind == "method" else None
+        if kind is None:
+            continue
+        f = change.file_of[d.path]
+        cls = file_index(sources, f.path, "after").get(d.parent) if f.after is not None else None
+        if cls is None or cls.kind != "class" or not cls.bases:
+            continue
+        if any(a.name == d.name and a.parent == d.parent for a in change.added):
+            continue
+        out.append((d, cls, kind))
+    return out
+
+
+@register
+class OverridesAnalyzer(Analyzer):
+    """Placeholder overrides removed (``pass``, ``...``, ``raise NotImplementedError``, ``return super().m()``).
+
+    before: ``class B(A): def run(self): return super().run()`` · after: ``class B(A): pass``
+    → ``code.override-removed`` (base_provides true).
+    """
+
+    name = "overrides"
+
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Fetch the modules that define the base classes of classes that lost an override."""
+        wanted: set[str] = set()
+        change = definition_changes(sources)
+        for d, cls, _kind in _removed_overrides(sources):
+            wanted |= set(find_in_bases(sources, change.file_of[d.path].path, "after", cls, d.name).wanted)
+        return ContextRequest(files=frozenset(wanted))
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``code.override-removed`` with the base implementation it now falls back to."""
+        change = definition_changes(sources)
+        for d, cls, kind in _removed_overrides(sources):
+            f = change.file_of[d.path]
+            look = find_in_bases(sources, f.path, "after", cls, d.name)
+            base = look.base
+            base_kind = None
+            abstract = False
+            if base is not None:
+                abstract = _is_abstract(base.node)
+                base_kind = placeholder_kind(base.node) or "implementation"
+            if base is not None and not abstract:
+                provides: bool | None = True
+            elif look.unresolved:
+                provides = None  # a base we cannot read may provide it
+            else:
+                provides = False
+            if provides is None:
+                change_flag: bool | None = None
+            elif not provides:
+                change_flag = True
+            elif kind == "super-call":
+                change_flag = False
+            elif kind in _NO_OP:
+                change_flag = base_kind not in _NO_OP
+            else:  # raise NotImplementedError: unchanged only if the base raises it too
+                change_flag = base_kind != "not-implemented"
+            ex: tuple[tuple[str, str, int], ...] = ()
+            if change_flag is False:
+                lines = set(lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed))
+                ex = explains(f.path, "-", lines) + _pass_line(sources, f, cls)
+            details = {
+                "class": d.parent,
+                "method": d.name,
+                "body_kind": kind,
+                "before_line": d.start,
+                "before_end": d.end,
+                "base_provides": provides,
+                "base": base.qualname if base is not None else "",
+                "base_path": look.base_path,
+                "base_line": base.start if base is not None else None,
+                "base_body_kind": base_kind,
+                "base_abstract": abstract,
+                "unresolved_bases": list(look.unresolved),
+                "behavior_change": change_flag,
+            }
+            yield Finding(
+                "code.override-removed",
+                f.path,
+                d.start,
+                d.qualname,
+                f"placeholder override {d.qualname} ({kind}) removed",
+                details,
+                ex,
+            )
+
+
+def _pass_line(sources: SourceFiles, f, cls: Definition) -> tuple[tuple[str, str, int], ...]:
+    """The ``pass`` added when the removed override was the class's only member."""
+    body = cls.node.body  # type: ignore[attr-defined]
+    if len(body) == 1 and isinstance(body[0], ast.Pass) and body[0].lineno in sources.changed(f).added:
+        return ((f.path, "+", body[0].lineno),)
+    return ()
+
