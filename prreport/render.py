@@ -252,21 +252,3 @@ def render_digest_html(digest: dict[str, Any], lang: str, markdown: str | None =
     page = environment().get_template("page.html.j2")
     title = f"{digest['repo']} {digest['window']['label']}"
     return page.render(title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css, body=body)
-
-
-# --- weekly digest (prreport.digest) ------------------------------------------------------
-
-
-def render_digest_markdown(digest: dict[str, Any], lang: str) -> str:
-    """The weekly digest in Markdown; ``digest`` is the digest's JSON value."""
-    tpl = environment().get_template(f"{lang}/digest.md.j2")
-    return tpl.render(d=digest).rstrip() + "\n"
-
-
-def render_digest_html(digest: dict[str, Any], lang: str, markdown: str | None = None) -> str:
-    """A standalone HTML page of the Markdown digest."""
-    body = markdown_to_html_fragment(markdown if markdown is not None else render_digest_markdown(digest, lang))
-    css = (templates_dir() / "style.css").read_text(encoding="utf-8")
-    page = environment().get_template("page.html.j2")
-    title = f"{digest['repo']} {digest['window']['label']}"
-    return page.render(title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css, body=body)
