@@ -1,0 +1,252 @@
+"""A libcst codemod that moves a function-local import into the module's import block.
+
+The tree is lossless, so comments and formatting elsewhere survive; a name joins an existing
+``from X import (...)`` of the same module when there is one (kept in isort order when the
+block already is), otherwise the statement goes after the last import of its group.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+def _isort_key(name: str) -> tuple[int, str]:
+    """isort's ``order_by_type``: CONSTANTS, then Classes, then functions."""
+    if name.isupper() and len(name) > 1:
+        return (0, name.lower())
+    if name[:1].isupper():
+        return (1, name.lower())
+    return (2, name.lower())
+
+
+def _alias_name(a: cst.ImportAlias) -> str:
+    return cst.Module([]).code_for_node(a.name)
+
+
+def _module_text(node: cst.ImportFrom) -> str:
+    dots = "".join("." for _ in node.relative)
+    mod = cst.Module([]).code_for_node(node.module) if node.module is not None else ""
+    return dots + mod
+
+
+def _group(stmt: cst.BaseSmallStatement) -> int:
+    """isort section: 0 future, 1 standard library, 2 third/first party, 3 relative."""
+    if isinstance(stmt, cst.ImportFrom):
+        text = _module_text(stmt)
+        if text.startswith("."):
+            return 3
+        top = text.split(".")[0]
+        return 0 if top == "__future__" else 1 if top in _STDLIB else 2
+    if isinstance(stmt, cst.Import):
+        top = _alias_name(stmt.names[0]).split(".")[0]
+        return 1 if top in _STDLIB else 2
+    return 2
+
+
+def _order(stmt: cst.BaseSmallStatement) -> tuple[int, str]:
+    """isort order within a section: ``import x`` lines first, then ``from x import``, by module."""
+    if isinstance(stmt, cst.ImportFrom):
+        return (1, _module_text(stmt).lower())
+    if isinstance(stmt, cst.Import):
+        return (0, _alias_name(stmt.names[0]).lower())
+    return (2, "")
+
+
+def _is_blank(line: cst.EmptyLine) -> bool:
+    return line.comment is None
+
+
+def _clean_comma(comma: cst.Comma) -> cst.Comma:
+    """A separator comma without the trailing comment that belonged to another name."""
+    ws = comma.whitespace_after
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        return comma.with_changes(
+            whitespace_after=ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+        )
+    return comma
+
+
+def _merge(node: cst.ImportFrom, new: Sequence[cst.ImportAlias]) -> cst.ImportFrom:
+    """``node`` with the aliases of ``new`` added (separator style copied from the block)."""
+    assert not isinstance(node.names, cst.ImportStar)
+    names = list(node.names)
+    have = {
+        (_alias_name(a), a.asname and cst.Module([]).code_for_node(a.asname.name)) for a in names
+    }
+    add = [
+        a
+        for a in new
+        if (_alias_name(a), a.asname and cst.Module([]).code_for_node(a.asname.name)) not in have
+    ]
+    if not add:
+        return node
+    if len(names) >= 2 and isinstance(names[0].comma, cst.Comma):
+        sep = _clean_comma(names[0].comma)
+    elif node.lpar is not None and isinstance(
+        node.lpar.whitespace_after, cst.ParenthesizedWhitespace
+    ):
+        sep = cst.Comma(whitespace_after=node.lpar.whitespace_after)
+    else:
+        sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    last_comma = names[-1].comma
+    keys = [_isort_key(_alias_name(a)) for a in names]
+    in_order = keys == sorted(keys)
+    items = list(names)
+    for a in add:
+        a = a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if in_order:
+            k = _isort_key(_alias_name(a))
+            pos = next(
+                (i for i, x in enumerate(items) if _isort_key(_alias_name(x)) > k), len(items)
+            )
+        else:
+            pos = len(items)
+        items.insert(pos, a)
+    out = []
+    for i, a in enumerate(items):
+        if i == len(items) - 1:
+            comma = last_comma
+            if isinstance(comma, cst.Comma):
+                comma = _clean_comma(comma) if a is not names[-1] else comma
+            out.append(a.with_changes(comma=comma))
+            continue
+        own = a.comma
+        comma = sep
+        if (
+            isinstance(own, cst.Comma)
+            and isinstance(own.whitespace_after, cst.ParenthesizedWhitespace)
+            and isinstance(sep.whitespace_after, cst.ParenthesizedWhitespace)
+        ):
+            # keep a name's own trailing comment on its line
+            comma = sep.with_changes(
+                whitespace_after=sep.whitespace_after.with_changes(
+                    first_line=own.whitespace_after.first_line
+                )
+            )
+        out.append(a.with_changes(comma=comma))
+    return node.with_changes(names=out)
+
+
+class _Hoist(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, line: int) -> None:
+        super().__init__()
+        self.line = line
+        self.target: cst.SimpleStatementLine | None = None
+        self.removed = False
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if (
+            self.target is None
+            and self.get_metadata(PositionProvider, node).start.line == self.line
+        ):
+            if len(node.body) == 1 and isinstance(node.body[0], (cst.Import, cst.ImportFrom)):
+                self.target = node
+        return False
+
+    def leave_IndentedBlock(
+        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        if self.target is None or self.removed or not any(s is self.target for s in original.body):
+            return updated
+        body: list[cst.BaseStatement] = []
+        drop_next_blanks = False
+        for orig, upd in zip(original.body, updated.body, strict=True):
+            if orig is self.target:
+                self.removed = True
+                drop_next_blanks = not body  # it opened the block: no blank line before the rest
+                continue
+            if drop_next_blanks:
+                lines = list(upd.leading_lines)
+                while lines and _is_blank(lines[0]):
+                    lines.pop(0)
+                upd = upd.with_changes(leading_lines=lines)
+                drop_next_blanks = False
+            body.append(upd)
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated.with_changes(body=body)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if self.target is None or not self.removed:
+            return updated
+        stmt = self.target.body[0]
+        body = list(updated.body)
+        region: list[int] = []
+        for i, s in enumerate(body):
+            if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+                break
+            if isinstance(s, cst.SimpleStatementLine) and all(
+                isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body
+            ):
+                region.append(i)
+        if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+            for i in region:
+                line = body[i]
+                assert isinstance(line, cst.SimpleStatementLine)
+                existing = line.body[0]
+                if (
+                    len(line.body) == 1
+                    and isinstance(existing, cst.ImportFrom)
+                    and not isinstance(existing.names, cst.ImportStar)
+                    and _module_text(existing) == _module_text(stmt)
+                ):
+                    body[i] = line.with_changes(body=[_merge(existing, stmt.names)])
+                    return updated.with_changes(body=body)
+        comments = [ln for ln in self.target.leading_lines if not _is_blank(ln)]
+        new = self.target.with_changes(leading_lines=comments)
+        group = _group(stmt)
+        same = [i for i in region if _group(body[i].body[0]) == group]  # type: ignore[attr-defined]
+        earlier = [i for i in region if _group(body[i].body[0]) <= group]  # type: ignore[attr-defined]
+        later = [i for i in same if _order(body[i].body[0]) > _order(stmt)]  # type: ignore[attr-defined]
+        if later:
+            # isort order inside the group; the group's leading blank lines/comments stay on top
+            at = later[0]
+            first = body[at]
+            body[at] = first.with_changes(leading_lines=[])
+            new = new.with_changes(leading_lines=[*first.leading_lines, *comments])
+        elif same or earlier or region:
+            at = (same or earlier or region)[-1] + 1
+        else:
+            at = 1 if body and _is_docstring(body[0]) else 0
+        body.insert(at, new)
+        return updated.with_changes(body=body)
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def hoist(text: str, line: int) -> str | None:
+    """The module text with the import statement starting at ``line`` moved to the import block."""
+    try:
+        wrapper = MetadataWrapper(cst.parse_module(text))
+    except cst.ParserSyntaxError:
+        return None
+    tr = _Hoist(line)
+    out = wrapper.visit(tr)
+    return out.code if tr.removed else None
+
+
+def hoist_diff(path: str, text: str, line: int) -> str:
+    """A unified diff (``a/path`` → ``b/path``) hoisting the import at ``line``; "" if not possible."""
+    new = hoist(text, line)
+    if new is None or new == text:
+        return ""
+    return "".join(
+        difflib.unified_diff(
+            text.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+        )
+    )
