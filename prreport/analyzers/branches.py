@@ -1,0 +1,302 @@
+"""Collapsed branches: equal ``if``/``elif`` bodies merged, or a statement shared by every branch hoisted."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.findings import Finding
+
+_OTHER = object()  # a value equal to none of the constants a chain compares with
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """An ``if/elif/else`` chain: tests and bodies (``None`` test = ``else``), with its position."""
+
+    scope: str
+    node: ast.If
+    stmts: list[ast.stmt]
+    index: int
+    tests: tuple[ast.expr | None, ...]
+    bodies: tuple[list[ast.stmt], ...]
+
+    @property
+    def has_else(self) -> bool:
+        return self.tests[-1] is None
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.node.lineno, self.node.end_lineno or self.node.lineno
+
+
+def _chain(scope: str, stmts: list[ast.stmt], i: int) -> _Chain:
+    node = stmts[i]
+    assert isinstance(node, ast.If)
+    tests: list[ast.expr | None] = []
+    bodies: list[list[ast.stmt]] = []
+    cur: ast.If = node
+    while True:
+        tests.append(cur.test)
+        bodies.append(cur.body)
+        if len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If):
+            cur = cur.orelse[0]
+            continue
+        if cur.orelse:
+            tests.append(None)
+            bodies.append(cur.orelse)
+        break
+    return _Chain(scope, node, stmts, i, tuple(tests), tuple(bodies))
+
+
+def _chains(node: ast.AST, scope: str) -> Iterator[_Chain]:
+    """Every chain head in a tree (elif parts are not heads), with the enclosing qualname."""
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        stmts = getattr(node, field, None)
+        if not isinstance(stmts, list):
+            continue
+        for i, st in enumerate(stmts):
+            if isinstance(st, ast.If) and isinstance(node, ast.If) and field == "orelse" and len(stmts) == 1:
+                # an elif: part of the parent's chain, but its bodies may hold chains
+                yield from _chains(st, scope)
+                continue
+            if isinstance(st, ast.If):
+                yield _chain(scope, stmts, i)
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = f"{scope}.<locals>.{st.name}" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else (f"{scope}.{st.name}" if scope else st.name)
+                yield from _chains(st, inner)
+            elif isinstance(st, ast.ClassDef):
+                yield from _chains(st, f"{scope}.{st.name}" if scope else st.name)
+            elif isinstance(st, ast.AST):
+                yield from _chains(st, scope)
+
+
+# -- evaluating simple comparisons ---------------------------------------------------------
+
+
+def _subject_and_constants(test: ast.expr, out: dict[str, list]) -> bool:
+    """Collect (subject dump -> constants) of a simple test; False when the test is not simple."""
+    if isinstance(test, ast.BoolOp):
+        return all(_subject_and_constants(v, out) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _subject_and_constants(test.operand, out)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            left, right = right, left
+        if isinstance(left, (ast.Name, ast.Attribute)) and not any(isinstance(n, ast.Call) for n in ast.walk(left)):
+            consts = _constants(right)
+            if consts is None:
+                return False
+            out.setdefault(dump(left), []).extend(consts)
+            return True
+    return False
+
+
+def _constants(node: ast.expr) -> list | None:
+    if isinstance(node, ast.Constant):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts):
+        return [e.value for e in node.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def _evaluate(test: ast.expr, value: object) -> bool:
+    if isinstance(test, ast.BoolOp):
+        results = [_evaluate(v, value) for v in test.values]
+        return any(results) if isinstance(test.op, ast.Or) else all(results)
+    if isinstance(test, ast.UnaryOp):
+        return not _evaluate(test.operand, value)
+    assert isinstance(test, ast.Compare)
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        right = left
+    consts = _constants(right) or []
+    op = test.ops[0]
+    if isinstance(op, (ast.Eq, ast.Is)):
+        return value is not _OTHER and value == consts[0] and type(value) is type(consts[0])
+    if isinstance(op, (ast.NotEq, ast.IsNot)):
+        return not (value is not _OTHER and value == consts[0] and type(value) is type(consts[0]))
+    inside = value is not _OTHER and any(value == c and type(value) is type(c) for c in consts)
+    if isinstance(op, ast.In):
+        return inside
+    if isinstance(op, ast.NotIn):
+        return not inside
+    raise ValueError("unsupported comparison")
+
+
+def _outcome(chain: _Chain, value: object) -> str:
+    for test, body in zip(chain.tests, chain.bodies, strict=True):
+        if test is None or _evaluate(test, value):
+            return dump(body)
+    return ""
+
+
+def _enumerate(before: _Chain, after: _Chain) -> tuple[bool | None, str, list, object]:
+    """(equal for every value?, subject, values, first counterexample); None when not simple."""
+    subjects: dict[str, list] = {}
+    tests = [t for t in (*before.tests, *after.tests) if t is not None]
+    if not all(_subject_and_constants(t, subjects) for t in tests) or len(subjects) != 1:
+        return None, "", [], None
+    (subject, consts), = subjects.items()
+    values: list = []
+    for c in consts:
+        if not any(c == v and type(c) is type(v) for v in values):
+            values.append(c)
+    for v in [*values, _OTHER]:
+        if _outcome(before, v) != _outcome(after, v):
+            return False, subject, values, v
+    return True, subject, values, None
+
+
+def _flat_or(test: ast.expr | None) -> list[str]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return [d for v in test.values for d in _flat_or(v)]
+    return [dump(test)] if test is not None else []
+
+
+def _structural(before: _Chain, after: _Chain) -> bool:
+    """True when after merges consecutive before branches with equal bodies by ``or``, in order."""
+    i = 0
+    for test, body in zip(after.tests, after.bodies, strict=True):
+        parts = _flat_or(test) if test is not None else []
+        if test is None:
+            if i != len(before.tests) - 1 or before.tests[i] is not None or dump(before.bodies[i]) != dump(body):
+                return False
+            i += 1
+            continue
+        for p in parts:
+            if i >= len(before.tests) or before.tests[i] is None or dump(before.tests[i]) != p or dump(before.bodies[i]) != dump(body):
+                return False
+            i += 1
+    return i == len(before.tests)
+
+
+def _has_call(nodes: Iterable[ast.AST | None]) -> bool:
+    return any(isinstance(n, ast.Call) for top in nodes if top is not None for n in ast.walk(top))
+
+
+@register
+class BranchesAnalyzer(Analyzer):
+    """Duplicated conditional code consolidated.
+
+    before: ``if m == "a": f() elif m == "b": f() else: g()`` · after: ``if m in ("a", "b"): f()
+    else: g()`` → ``code.branches-collapsed`` (proven by enumerating m).
+    """
+
+    name = "branches"
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Pair changed chains of the same scope and emit ``code.branches-collapsed``."""
+        for f in sources.python_files():
+            if f.before is None or f.after is None:
+                continue
+            bt, at = sources.tree(f.before_path, "before"), sources.tree(f.path, "after")
+            if bt is None or at is None:
+                continue
+            cl = sources.changed(f)
+            removed, added = set(cl.removed), set(cl.added)
+            befores = [c for c in _chains(bt, "") if any(n in removed for n in range(c.span[0], c.span[1] + 1))]
+            # The diff may keep an after chain as context (only the hoisted line is new).
+            scopes = {c.scope for c in befores}
+            afters = [c for c in _chains(at, "") if c.scope in scopes]
+            used: set[int] = set()
+            for b in befores:
+                for a in afters:
+                    if id(a) in used or a.scope != b.scope:
+                        continue
+                    found = self._match(f, b, a, removed, added)
+                    if found is not None:
+                        used.add(id(a))
+                        yield found
+                        break
+
+    def _match(self, f: FileChange, b: _Chain, a: _Chain, removed: set[int], added: set[int]) -> Finding | None:
+        details: dict = {"scope": b.scope or "<module>", "before_line": b.span[0], "after_line": a.span[0]}
+        extra_after: list[int] = []
+        same_tests = [dump(t) if t else "" for t in a.tests] == [dump(t) if t else "" for t in b.tests][: len(a.tests)]
+        hoisted = self._hoisted(b, a) if same_tests and len(b.tests) - len(a.tests) in (0, 1) else None
+        if hoisted is not None:
+            where, stmt, line = hoisted
+            details["pattern"] = f"hoisted-{where}"
+            details["statement"] = ast.unparse(stmt)
+            extra_after.append(line)
+            if not b.has_else:
+                return None  # the paths that took no branch now run the statement too
+            if where == "last":
+                details.update(proven=True, method="every-branch-ends-with-it")
+            else:
+                tests = [t for t in b.tests if t is not None]
+                names = {n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name)}
+                writes = bound_names([stmt])
+                proven = not _has_call(tests) and not (writes & names) and not (
+                    _has_call([stmt]) and any(isinstance(n, (ast.Attribute, ast.Subscript)) for t in tests for n in ast.walk(t))
+                )
+                details.update(proven=proven, method="tests-independent-of-statement" if proven else "none")
+        elif len(a.tests) < len(b.tests):
+            details["pattern"] = "merged-branches"
+            ok, _subject, values, _counter = _enumerate(b, a)
+            if ok is False:
+                return None  # the merged condition sends some value to different code
+            if ok:
+                details.update(proven=True, method="enumeration", subject=_subject_text(b, a), values=[repr(v) for v in values])
+            elif _structural(b, a):
+                details.update(proven=True, method="structural")
+            elif {dump(x) for x in a.bodies} == {dump(x) for x in b.bodies}:
+                details.update(proven=False, method="none")
+            else:
+                return None
+        else:
+            return None
+        details["before_branches"] = len(b.tests)
+        details["after_branches"] = len(a.tests)
+        ex: list[tuple[str, str, int]] = []
+        if details["proven"]:
+            ex += explains(f.path, "-", lines_with_blanks(f.before, *b.span, removed))
+            start = min([a.span[0], *extra_after])
+            end = max([a.span[1], *extra_after])
+            ex += explains(f.path, "+", lines_with_blanks(f.after, start, end, added))
+        return Finding(
+            "code.branches-collapsed",
+            f.path,
+            a.span[0],
+            b.scope or "<module>",
+            f"{details['pattern']} in {b.scope or '<module>'}: {len(b.tests)} branches -> {len(a.tests)}",
+            details,
+            tuple(sorted(set(ex))),
+        )
+
+    def _hoisted(self, b: _Chain, a: _Chain) -> tuple[str, ast.stmt, int] | None:
+        """('first'|'last', statement, after line) when a statement common to every branch moved out."""
+        firsts = {dump(body[0]) for body in b.bodies}
+        lasts = {dump(body[-1]) for body in b.bodies}
+
+        def same(rest: list[list[ast.stmt]]) -> bool:
+            # An else left empty by the hoist disappears from the after chain.
+            if len(rest) == len(a.bodies) + 1 and b.has_else and not rest[-1]:
+                rest = rest[:-1]
+            return len(rest) == len(a.bodies) and all(dump(x) == dump(y) for x, y in zip(rest, a.bodies, strict=True))
+
+        if len(firsts) == 1 and a.index > 0 and dump(a.stmts[a.index - 1]) in firsts:
+            if same([x[1:] for x in b.bodies]):
+                st = a.stmts[a.index - 1]
+                return "first", st, st.lineno
+        if len(lasts) == 1 and a.index + 1 < len(a.stmts) and dump(a.stmts[a.index + 1]) in lasts:
+            if same([x[:-1] for x in b.bodies]):
+                st = a.stmts[a.index + 1]
+                return "last", st, st.end_lineno or st.lineno
+        return None
+
+
+def _subject_text(b: _Chain, a: _Chain) -> str:
+    """Source text of the one variable every test compares."""
+    for t in (*b.tests, *a.tests):
+        for n in ast.walk(t) if t is not None else ():
+            if isinstance(n, ast.Compare):
+                left = n.left if not isinstance(n.left, ast.Constant) else n.comparators[0]
+                return ast.unparse(left)
+    return ""
