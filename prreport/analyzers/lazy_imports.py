@@ -110,7 +110,7 @@ def reason_for(
     if b.type_checking:
         return ("type-checking", "TYPE_CHECKING", "under TYPE_CHECKING")
     for g in reversed(b.context):
-        if g.kind == "try" and _OPTIONAL.search(g.text):
+        if g.kind in ("try", "except") and _OPTIONAL.search(g.text):
             return ("optional-dependency", g.text, "try/except ImportError")
     for g in reversed(b.context):
         if g.kind == "except":
