@@ -105,7 +105,7 @@ def main() -> None:
     """prreport command group."""
 
 
-_EPILOG = "Other commands: " + ", ".join(f"'prreport {c} --help'" for c in ("report", "comment"))
+_EPILOG = "Other commands: " + ", ".join(f"'prreport {c} --help'" for c in ("report", "comment", "digest"))
 
 
 @main.command("report", help=_HELP, epilog=_EPILOG)
@@ -187,3 +187,6 @@ def report_cmd(
 from prreport.cli_comment import comment_cmd  # noqa: E402  (registered last: it imports from this module)
 
 main.add_command(comment_cmd)
+from prreport.cli_digest import digest_cmd  # noqa: E402
+
+main.add_command(digest_cmd)

@@ -1,0 +1,182 @@
+"""``prreport digest``: the weekly digest of merged PRs, written as files and optionally as an issue."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from prreport.config import FORMATS, LANGS, Config, load_config
+from prreport.errors import ConfigError
+
+if TYPE_CHECKING:
+    from prreport.digest import Digest, Outcome, Window
+
+_HELP = """Write the digest of the PRs merged in one week (or any window).
+
+\b
+The window is an ISO week (--week 2026-W34), or --since DATE --until DATE
+(both days included), by default the last full ISO week in UTC. PRs are the
+"(#N)" squash commits and "Merge pull request #N" commits on HEAD's first-
+parent line (--repo), or the closed PRs merged in the window (--github).
+Each PR is analysed like 'prreport N'; results are cached by content, so a
+re-run or an overlapping window only analyses what is new.
+
+\b
+Files: <out>/digests/<owner-name>/<week>.md, .html, .json (.zh.md, .zh.html).
+With --publish issue, one issue per week is created or updated in place
+(found by a hidden marker); the token comes from GITHUB_TOKEN (or GH_TOKEN).
+
+\b
+Examples:
+  prreport digest --repo ~/src/sglang --week 2026-W34
+  prreport digest --github sgl-project/sglang --lang en,zh
+  prreport digest --github OWNER/NAME --publish issue     (in Actions)
+"""
+
+
+def _split(value: str | None, allowed: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [v for v in items if v not in allowed]
+    if bad or not items:
+        raise ConfigError(f"{flag}: expected a comma-separated list of {', '.join(allowed)}, got {value!r}")
+    return tuple(dict.fromkeys(items))
+
+
+def _show_progress() -> bool:
+    """A progress bar only for a person at a terminal (never in CI logs)."""
+    ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+    return sys.stderr.isatty() and not ci
+
+
+@click.command("digest", help=_HELP)
+@click.option("--week", metavar="YYYY-Www", help="ISO week, e.g. 2026-W34 (default: the last full week, UTC).")
+@click.option("--since", metavar="DATE", help="First day of the window (with --until).")
+@click.option("--until", metavar="DATE", help="Last day of the window, included (with --since).")
+@click.option("--repo", "repo", metavar="PATH", help="Local git repository (default: current directory).")
+@click.option("--github", "github_repo", metavar="OWNER/NAME", help="Read the merged PRs from GitHub.")
+@click.option("--github-api-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).")
+@click.option("--lang", "langs", metavar="LIST", help="Languages, comma-separated: en, zh (default: the configured one).")
+@click.option("--format", "formats", metavar="LIST", help="Comma-separated formats: md, html, json (default: all three).")
+@click.option("--out", "out_dir", metavar="DIR", help="Directory under which digests/ is written (default: output/).")
+@click.option("--workers", type=int, metavar="N", help="PRs analysed at once (default: digest.workers).")
+@click.option("--cache-dir", metavar="DIR", help="Analysis cache (default: digest.cache_dir).")
+@click.option("--no-cache", is_flag=True, help="Analyse every PR again; read and write no cache.")
+@click.option("--publish", type=click.Choice(["issue"]), help="Also create or update this week's digest issue.")
+@click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
+@click.option("--quiet", "-q", is_flag=True, default=None, help="Do not print the Markdown digest on the terminal.")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+def digest_cmd(
+    week: str | None,
+    since: str | None,
+    until: str | None,
+    repo: str | None,
+    github_repo: str | None,
+    github_api_url: str | None,
+    langs: str | None,
+    formats: str | None,
+    out_dir: str | None,
+    workers: int | None,
+    cache_dir: str | None,
+    no_cache: bool,
+    publish: str | None,
+    config_path: str | None,
+    quiet: bool | None,
+    debug: bool,
+) -> None:
+    """Write the weekly digest."""
+    from prreport.cli import _run
+
+    def body() -> int:
+        from prreport.digest import render_digest, resolve_window, with_workers
+        from prreport.output import write_all
+
+        if github_repo and repo:
+            raise ConfigError("--repo and --github are exclusive: pick the local clone or the GitHub repository")
+        lang_list = _split(langs, LANGS, "--lang")
+        format_list = _split(formats, FORMATS, "--format") or FORMATS
+        config = load_config(
+            config_path,
+            overrides={
+                "report": {"out_dir": out_dir, "quiet": quiet, "lang": lang_list[0] if lang_list else None},
+                "git": {"repo": repo},
+                "github": {"repo": github_repo, "api_url": github_api_url},
+            },
+        )
+        if repo:
+            # An explicit local repository wins over a [github] repo set in config.toml.
+            config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
+        config = with_workers(config, workers, cache_dir)
+        window = resolve_window(week, since, until)
+        source = "github" if config.github.repo else "git"
+        if publish and source != "github":
+            raise ConfigError("--publish issue needs the GitHub repository: add --github OWNER/NAME")
+        langs_used = lang_list or (config.report.lang,)
+        digest = _with_progress(config, window, source, not no_cache)
+        outputs = render_digest(digest, langs_used, format_list, Path(config.report.out_dir))
+        write_all(outputs)
+        if publish:
+            _publish(config, digest, langs_used[0], outputs)
+        if not config.report.quiet:
+            md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+            if md is not None:
+                click.echo(md, nl=False)
+        t, s = digest.totals, digest.stats
+        click.echo(
+            f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
+            f"{t['not_analysed']} not analysed)",
+            err=True,
+        )
+        for p in outputs:
+            click.echo(f"wrote {p}", err=True)
+        return 0
+
+    _run(debug, body)
+
+
+def _with_progress(config: Config, window: Window, source: str, cache: bool) -> Digest:
+    """Run the digest, with a rich progress bar when a person is watching."""
+    from prreport.digest import make_digest
+
+    if not _show_progress():
+        return make_digest(config, window, source=source, cache=cache)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]digest {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=None,
+    ) as progress:
+        task = progress.add_task(window.label, total=None)
+
+        def on_start(total: int) -> None:
+            progress.update(task, total=total)
+
+        def on_progress(done: int, total: int, outcome: Outcome) -> None:
+            progress.update(task, completed=done, description=f"{window.label} #{outcome.pr.number}")
+
+        return make_digest(config, window, source=source, cache=cache, on_start=on_start, on_progress=on_progress)
+
+
+def _publish(config: Config, digest: Digest, lang: str, outputs: dict[Path, str]) -> None:
+    from prreport.digest_publish import publish_digest_issue
+    from prreport.render import render_digest_markdown
+
+    from prreport.digest import digest_paths
+
+    wanted = digest_paths(Path(config.report.out_dir), digest.repo, digest.window.label, lang)["md"]
+    markdown = outputs.get(wanted)
+    if markdown is None:
+        markdown = render_digest_markdown(digest.to_json(), lang)
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or ""
+    result = publish_digest_issue(config.github, token, digest.repo, digest.window, markdown, lang)
+    click.echo(f"{result.action} issue #{result.number} {result.url}".rstrip(), err=True)
