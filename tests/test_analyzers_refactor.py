@@ -57,6 +57,7 @@ def test_dead_code_removed_is_found_with_repository_search(tmp_path: Path):
     assert dead["os"].details["kind"] == "import" and dead["LIMIT"].details["kind"] == "constant"
     assert all(f.details["reference_scope"] == "repository" and f.details["references"] == [] for f in dead.values())
     _all_changed_explained(a)
+    assert a.model.summary.verdict == "pure-refactor"
 
 
 def test_dead_code_still_referenced_elsewhere_is_not_claimed(tmp_path: Path):
@@ -192,6 +193,7 @@ def test_method_duplicated_in_two_classes_moved_into_mixin(tmp_path: Path):
     assert d["home_kind"] == "mixin" and d["equality"] == "byte-identical"
     assert [(s["class"], s["inherits_new_home"]) for s in d["sites"]] == [("Prefill", True), ("Decode", True)]
     _all_changed_explained(a)
+    assert a.model.summary.verdict == "pure-refactor"
 
 
 def test_mixin_not_inherited_by_one_class_is_a_behaviour_change(tmp_path: Path):
@@ -199,6 +201,7 @@ def test_mixin_not_inherited_by_one_class_is_a_behaviour_change(tmp_path: Path):
     [f] = _ours(a, "code.extracted")
     assert [(s["class"], s["inherits_new_home"]) for s in f.details["sites"]] == [("Prefill", True), ("Decode", False)]
     assert f.details["behavior_change"] is True and f.explains == ()
+    assert a.model.summary.verdict != "pure-refactor"
 
 
 # -- code.branches-collapsed ---------------------------------------------------------------
@@ -310,6 +313,7 @@ def test_removed_override_that_was_the_only_implementation_is_a_behaviour_change
     stop = found["Solo.stop"].details
     assert stop["base_provides"] is False and stop["base"] == "" and stop["behavior_change"] is True
     assert all(f.explains == () for f in found.values())
+    assert a.model.summary.verdict != "pure-refactor"
 
 
 def test_no_op_override_of_a_real_implementation_changes_behaviour(tmp_path: Path):
@@ -319,6 +323,7 @@ def test_no_op_override_of_a_real_implementation_changes_behaviour(tmp_path: Pat
     [f] = _ours(a, "code.override-removed")
     assert f.details["body_kind"] == "docstring" and f.details["base_provides"] is True
     assert f.details["base_body_kind"] == "implementation" and f.details["behavior_change"] is True
+    assert a.model.summary.verdict != "pure-refactor"
 
 
 # -- symbol.moved / symbol.renamed ---------------------------------------------------------
@@ -343,6 +348,7 @@ def test_function_moved_to_new_module_with_shim_and_all(tmp_path: Path):
     assert d["shim"] is True and d["in_all"] is True
     assert d["call_sites_updated"] is True and d["stale_references"] == []
     _all_changed_explained(a)
+    assert a.model.summary.verdict == "pure-refactor"
 
 
 def test_moved_function_with_a_caller_left_on_the_old_module(tmp_path: Path):
@@ -355,6 +361,8 @@ def test_moved_function_with_a_caller_left_on_the_old_module(tmp_path: Path):
     [f] = _ours(a, "symbol.moved")
     assert f.details["shim"] is False and f.details["call_sites_updated"] is False
     assert f.details["stale_references"] == ["pkg/c.py:1"]
+    assert f.details["behavior_change"] is True and f.explains == ()
+    assert a.model.summary.verdict != "pure-refactor"
     assert _ours(a, "code.dead-removed") == []
 
 
@@ -394,3 +402,4 @@ def test_pr_mixing_override_removal_and_rename(tmp_path: Path):
         ("symbol.renamed", "ZConn.send_many"),
     ]
     _all_changed_explained(a)
+    assert a.model.summary.verdict == "pure-refactor"

@@ -123,8 +123,10 @@ class SymbolsAnalyzer(Analyzer):
             old_cls = file_index(sources, old_file.path, "after").get(old.parent)
             new_cls_name = new.parent.rsplit(".", 1)[-1]
             inherits = old_cls is not None and any(b.rsplit(".", 1)[-1] == new_cls_name for b in old_cls.bases)
+        # A use left on the old name with nothing re-exporting it now fails to import/resolve.
+        broken = bool(stale) and not shim_lines
         ex: list[tuple[str, str, int]] = []
-        if m.equality != "different":
+        if m.equality != "different" and not broken:
             ex += explains(old_file.path, "-", lines_with_blanks(old_file.before, old.start, old.end, sources.changed(old_file).removed))
             ex += explains(new_file.path, "+", lines_with_blanks(new_file.after, new.start, new.end, sources.changed(new_file).added))
             ex += _updated_lines(sources, m, old_mod, new_mod)
@@ -151,6 +153,7 @@ class SymbolsAnalyzer(Analyzer):
             "shim_lines": sorted(shim_lines),
             "in_all": in_all,
             "old_class_inherits_new": inherits,
+            "behavior_change": broken or m.equality == "different",
         }
         where = f"{old_file.before_path}:{old.qualname} -> {new_file.path}:{new.qualname}"
         return Finding(m.kind, new_file.path, new.start, new.qualname, where, details, tuple(sorted(set(ex))))
