@@ -94,6 +94,8 @@ def _verdict(findings: list[Finding], changed: int, explained: int, has_python: 
     if not has_python or not any(not k.startswith("file.") for k in kinds):
         return "unknown"
     changes = kinds & {"behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved"}
+    # Refactor findings that computed a behaviour change say so in details (code.*, symbol.*).
+    changes |= {f.kind for f in findings if f.details.get("behavior_change") is True}
     mechanical = any(
         k.startswith(("import.", "loop.", "code.", "symbol.", "file.renamed")) or k == "behavior.unchanged"
         for k in kinds
@@ -126,7 +128,10 @@ def _explained(bundle: PullRequestBundle, findings: list[Finding]) -> tuple[int,
 
 
 def build_model(
-    bundle: PullRequestBundle, findings: list[Finding], diagnostics: list[Diagnostic], config: Config
+    bundle: PullRequestBundle,
+    findings: list[Finding],
+    diagnostics: list[Diagnostic],
+    config: Config,
 ) -> ReportModel:
     """Compute the report model from a bundle and its findings."""
     pr = bundle.pr
@@ -190,11 +195,16 @@ def build_model(
         },
         summary=summary,
         # The renderer (the one Markdown door) splits ``body`` into the quoted sections.
-        motivation={"body": pr.body.strip(), "source": "description" if pr.body.strip() else "none"},
+        motivation={
+            "body": pr.body.strip(),
+            "source": "description" if pr.body.strip() else "none",
+        },
         files=tuple(files),
         findings=tuple(findings),
         key_symbols=_key_symbols(findings),
-        snippets=tuple(_snippets(bundle, findings, config.report.snippet_max_lines, config.report.max_snippets)),
+        snippets=tuple(
+            _snippets(bundle, findings, config.report.snippet_max_lines, config.report.max_snippets)
+        ),
         review=review,
         risks=tuple(risks),
         impact=_impact(files, findings, verdict),
@@ -265,15 +275,30 @@ def _short_scope(scope: str) -> str:
 
 def _guards(value: Any) -> list[str]:
     """Guard texts, without the enclosing loops (the loop is the same before and after)."""
-    return [g.get("text", "") for g in value or [] if isinstance(g, dict) and g.get("kind") != "loop"]
+    return [
+        g.get("text", "") for g in value or [] if isinstance(g, dict) and g.get("kind") != "loop"
+    ]
 
 
 # Every key is always present (templates run with StrictUndefined).
 _FACT_KEYS = (
-    "hoisted", "sunk", "moved", "added", "removed",
-    "imports_removed", "imports_remaining", "imports_added",
-    "guards_preserved", "guards_changed", "guards_dropped",
-    "behavior_unchanged", "behavior_changed", "code", "retained", "unresolved", "unused",
+    "hoisted",
+    "sunk",
+    "moved",
+    "added",
+    "removed",
+    "imports_removed",
+    "imports_remaining",
+    "imports_added",
+    "guards_preserved",
+    "guards_changed",
+    "guards_dropped",
+    "behavior_unchanged",
+    "behavior_changed",
+    "code",
+    "retained",
+    "unresolved",
+    "unused",
 )
 
 
@@ -288,33 +313,45 @@ def _file_facts(fds: list[Finding]) -> dict[str, Any]:
         d = fd.details
         k = fd.kind
         if k in _IMPORT_MOVES:
-            add(k.split(".")[1], {
-                "symbol": fd.symbol,
-                "module": d.get("module", ""),
-                "from_scope": d.get("from_scope", ""),
-                "to_scope": d.get("to_scope", ""),
-                "line": fd.line,
-                "merged_into_existing": bool(d.get("merged_into_existing", False)),
-                "from_context": list(d.get("from_context", [])),
-            })
+            add(
+                k.split(".")[1],
+                {
+                    "symbol": fd.symbol,
+                    "module": d.get("module", ""),
+                    "from_scope": d.get("from_scope", ""),
+                    "to_scope": d.get("to_scope", ""),
+                    "line": fd.line,
+                    "merged_into_existing": bool(d.get("merged_into_existing", False)),
+                    "from_context": list(d.get("from_context", [])),
+                },
+            )
         elif k.startswith("loop."):
-            add(k.split(".")[1].replace("-", "_"), {
-                "scope": fd.symbol,
-                "loop": d.get("loop", ""),
-                "before": d.get("before", 0),
-                "after": d.get("after", 0),
-                "line": fd.line,
-            })
+            add(
+                k.split(".")[1].replace("-", "_"),
+                {
+                    "scope": fd.symbol,
+                    "loop": d.get("loop", ""),
+                    "before": d.get("before", 0),
+                    "after": d.get("after", 0),
+                    "line": fd.line,
+                },
+            )
         elif k.startswith("guard."):
-            add("guards_" + k.split(".")[1], {
-                "symbol": fd.symbol,
-                "line": fd.line,
-                "scope": d.get("scope", ""),
-                "before": _guards(d.get("before")),
-                "after": _guards(d.get("after")),
-            })
+            add(
+                "guards_" + k.split(".")[1],
+                {
+                    "symbol": fd.symbol,
+                    "line": fd.line,
+                    "scope": d.get("scope", ""),
+                    "before": _guards(d.get("before")),
+                    "after": _guards(d.get("after")),
+                },
+            )
         elif k in ("behavior.unchanged", "behavior.changed"):
-            add(k.replace(".", "_"), {"symbol": fd.symbol, "line": fd.line, "residual": list(d.get("residual", []))})
+            add(
+                k.replace(".", "_"),
+                {"symbol": fd.symbol, "line": fd.line, "residual": list(d.get("residual", []))},
+            )
         elif k.startswith(("code.", "symbol.")):
             add("code", {"kind": k, "symbol": fd.symbol, "line": fd.line})
         elif k == "lazy-import.retained":
@@ -323,7 +360,9 @@ def _file_facts(fds: list[Finding]) -> dict[str, Any]:
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
-    facts["hoisted_merged"] = bool(facts["hoisted"]) and all(h["merged_into_existing"] for h in facts["hoisted"])
+    facts["hoisted_merged"] = bool(facts["hoisted"]) and all(
+        h["merged_into_existing"] for h in facts["hoisted"]
+    )
     facts["hoisted_modules"] = sorted({h["module"] for h in facts["hoisted"]})
     return facts
 
@@ -375,7 +414,11 @@ def _headline(findings: list[Finding], files: list[FileEntry], verdict: str) -> 
     kinds = Counter(fd.kind for fd in findings)
     hoisted_files = sorted({fd.path for fd in findings if fd.kind == "import.hoisted"})
     code = {k: _names(findings, k) for k in sorted(kinds) if k.startswith(("code.", "symbol."))}
-    behavior = "changed" if kinds["behavior.changed"] else ("unchanged" if kinds["behavior.unchanged"] else "unknown")
+    behavior = (
+        "changed"
+        if kinds["behavior.changed"]
+        else ("unchanged" if kinds["behavior.unchanged"] else "unknown")
+    )
     return {
         "verdict": verdict,
         "hoisted": _names(findings, "import.hoisted"),
@@ -390,7 +433,11 @@ def _headline(findings: list[Finding], files: list[FileEntry], verdict: str) -> 
         "files": len(files),
         "additions": sum(f.additions for f in files),
         "deletions": sum(f.deletions for f in files),
-        "dominant": [k for k, _n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])) if k in _SYMBOL_PRIORITY][:3],
+        "dominant": [
+            k
+            for k, _n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+            if k in _SYMBOL_PRIORITY
+        ][:3],
     }
 
 
@@ -407,7 +454,9 @@ def _action(risks: list[dict[str, Any]]) -> dict[str, Any]:
         spots = []
         for r in medium:
             located = [e for e in r["evidence"] if e.get("path")]
-            spots.extend({"risk": r["id"], "path": e["path"], "line": e.get("line")} for e in located[:3])
+            spots.extend(
+                {"risk": r["id"], "path": e["path"], "line": e.get("line")} for e in located[:3]
+            )
             if not located:
                 spots.append({"risk": r["id"], "path": "", "line": None})
         return {"level": "review", "blockers": [], "spots": spots}
@@ -418,7 +467,9 @@ def _key_symbols(findings: list[Finding]) -> tuple[str, ...]:
     """Symbols that carry the change, most telling first (at most twelve)."""
     order = {kind: i for i, kind in enumerate(_SYMBOL_PRIORITY)}
     seen: dict[str, None] = {}
-    for _rank, sym in sorted((order[fd.kind], fd.symbol) for fd in findings if fd.kind in order and fd.symbol):
+    for _rank, sym in sorted(
+        (order[fd.kind], fd.symbol) for fd in findings if fd.kind in order and fd.symbol
+    ):
         seen.setdefault(sym, None)
     return tuple(list(seen)[:12])
 
@@ -465,7 +516,9 @@ def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> in
     return line
 
 
-def _snippets(bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int) -> list[dict[str, Any]]:
+def _snippets(
+    bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int
+) -> list[dict[str, Any]]:
     """After-code around each important change: merged import blocks, cleared loops, changed guards."""
     wanted: list[tuple[int, str, int, int, dict[str, Any]]] = []
     for fd in findings:
@@ -479,8 +532,20 @@ def _snippets(bundle: PullRequestBundle, findings: list[Finding], max_lines: int
             if not 0 < start <= len(lines):
                 continue
             lo, hi = _import_block(lines, start)
-            wanted.append((0, fd.path, lo, hi, {"kind": "import-block", "names": [fd.symbol], "module": d.get("module", ""),
-                                                 "merged_into_existing": bool(d.get("merged_into_existing"))}))
+            wanted.append(
+                (
+                    0,
+                    fd.path,
+                    lo,
+                    hi,
+                    {
+                        "kind": "import-block",
+                        "names": [fd.symbol],
+                        "module": d.get("module", ""),
+                        "merged_into_existing": bool(d.get("merged_into_existing")),
+                    },
+                )
+            )
         elif fd.kind in ("loop.imports-removed", "loop.imports-remaining", "loop.imports-added"):
             loop_line = int(d.get("after_line") or fd.line or 0)
             if not 0 < loop_line <= len(lines):
@@ -488,23 +553,57 @@ def _snippets(bundle: PullRequestBundle, findings: list[Finding], max_lines: int
             scope = d.get("scope") or fd.symbol
             lo = _enclosing_def(lines, loop_line, scope.split(".")[-1])
             hi = _block_end(lines, loop_line)
-            wanted.append((1, fd.path, lo, hi, {"kind": "loop", "loop": d.get("loop", ""), "scope": scope,
-                                                 "before": d.get("before", 0), "after": d.get("after", 0),
-                                                 "change": fd.kind.split(".")[1]}))
+            wanted.append(
+                (
+                    1,
+                    fd.path,
+                    lo,
+                    hi,
+                    {
+                        "kind": "loop",
+                        "loop": d.get("loop", ""),
+                        "scope": scope,
+                        "before": d.get("before", 0),
+                        "after": d.get("after", 0),
+                        "change": fd.kind.split(".")[1],
+                    },
+                )
+            )
         elif fd.kind in ("guard.changed", "guard.dropped", "behavior.changed") and fd.line:
             line = int(d.get("after_line") or fd.line)
             if not 0 < line <= len(lines):
                 continue
-            wanted.append((2, fd.path, max(1, line - 3), min(len(lines), line + 3),
-                           {"kind": fd.kind.replace(".", "-"), "symbol": fd.symbol}))
+            wanted.append(
+                (
+                    2,
+                    fd.path,
+                    max(1, line - 3),
+                    min(len(lines), line + 3),
+                    {"kind": fd.kind.replace(".", "-"), "symbol": fd.symbol},
+                )
+            )
     merged: list[dict[str, Any]] = []
     for _prio, path, lo, hi, caption in sorted(wanted, key=lambda w: (w[0], w[1], w[2])):
-        prev = next((s for s in merged if s["path"] == path and lo <= s["end_line"] + 1 and hi >= s["start_line"] - 1
-                     and s["caption_facts"]["kind"] == caption["kind"]), None)
+        prev = next(
+            (
+                s
+                for s in merged
+                if s["path"] == path
+                and lo <= s["end_line"] + 1
+                and hi >= s["start_line"] - 1
+                and s["caption_facts"]["kind"] == caption["kind"]
+            ),
+            None,
+        )
         if prev is not None:
-            prev["start_line"], prev["end_line"] = min(prev["start_line"], lo), max(prev["end_line"], hi)
+            prev["start_line"], prev["end_line"] = (
+                min(prev["start_line"], lo),
+                max(prev["end_line"], hi),
+            )
             if caption["kind"] == "import-block":
-                prev["caption_facts"]["names"] = sorted({*prev["caption_facts"]["names"], *caption["names"]})
+                prev["caption_facts"]["names"] = sorted(
+                    {*prev["caption_facts"]["names"], *caption["names"]}
+                )
             continue
         merged.append({"path": path, "start_line": lo, "end_line": hi, "caption_facts": caption})
     out = []
@@ -514,23 +613,27 @@ def _snippets(bundle: PullRequestBundle, findings: list[Finding], max_lines: int
         lines = f.after.splitlines()
         full_end = s["end_line"]
         end = min(full_end, s["start_line"] + max_lines - 1)
-        out.append({
-            "path": s["path"],
-            "start_line": s["start_line"],
-            "end_line": end,
-            "truncated": end < full_end,
-            "language": "python" if s["path"].endswith(".py") else "",
-            "code": "\n".join(lines[s["start_line"] - 1 : end]),
-            "caption": "",
-            "caption_facts": s["caption_facts"],
-        })
+        out.append(
+            {
+                "path": s["path"],
+                "start_line": s["start_line"],
+                "end_line": end,
+                "truncated": end < full_end,
+                "language": "python" if s["path"].endswith(".py") else "",
+                "code": "\n".join(lines[s["start_line"] - 1 : end]),
+                "caption": "",
+                "caption_facts": s["caption_facts"],
+            }
+        )
     return out
 
 
 # --- review --------------------------------------------------------------------------------
 
 # Bot commands and CI re-run requests: process, not discussion.
-_PROCESS = re.compile(r"^\s*(/[\w-]+|@\w[\w-]*bot\b|(re)?test this please|retest|rerun|/retest|ok to test)", re.I)
+_PROCESS = re.compile(
+    r"^\s*(/[\w-]+|@\w[\w-]*bot\b|(re)?test this please|retest|rerun|/retest|ok to test)", re.I
+)
 _APPROVAL = re.compile(r"^\s*(lgtm|looks good( to me)?|approved?|ship it|\+1|👍)[\s.!]*$", re.I)
 _HIGHLIGHT_CHARS = 400
 
@@ -557,19 +660,25 @@ def _review(bundle: PullRequestBundle) -> dict[str, Any]:
         if cls == "empty":
             continue
         body = c.body.strip()
-        highlights.append({
-            "kind": c.kind,
-            "author": c.author,
-            "class": cls,
-            "state": c.state,
-            "path": c.path,
-            "line": c.line,
-            "url": c.url,
-            "body": body[:_HIGHLIGHT_CHARS],
-            "truncated": len(body) > _HIGHLIGHT_CHARS,
-        })
+        highlights.append(
+            {
+                "kind": c.kind,
+                "author": c.author,
+                "class": cls,
+                "state": c.state,
+                "path": c.path,
+                "line": c.line,
+                "url": c.url,
+                "body": body[:_HIGHLIGHT_CHARS],
+                "truncated": len(body) > _HIGHLIGHT_CHARS,
+            }
+        )
     checks = [to_jsonable(c) for c in bundle.checks]
-    failing = sorted(c.name for c in bundle.checks if c.conclusion in ("failure", "timed_out", "cancelled", "action_required"))
+    failing = sorted(
+        c.name
+        for c in bundle.checks
+        if c.conclusion in ("failure", "timed_out", "cancelled", "action_required")
+    )
     pending = sorted(c.name for c in bundle.checks if c.status != "completed")
     passing = sorted(c.name for c in bundle.checks if c.conclusion == "success")
     states = Counter(c.state for c in bundle.reviews if c.state)
@@ -583,10 +692,17 @@ def _review(bundle: PullRequestBundle) -> dict[str, Any]:
         "class_counts": dict(sorted(Counter(cls for _c, cls in classified).items())),
         "highlights": highlights,
         "ci": checks,
-        "ci_summary": {"total": len(checks), "passing": passing, "failing": failing, "pending": pending},
+        "ci_summary": {
+            "total": len(checks),
+            "passing": passing,
+            "failing": failing,
+            "pending": pending,
+        },
         "merged": merged,
         "merged_with_failures": merged and bool(failing),
-        "self_merged": bool(merged and bundle.pr.merged_by and bundle.pr.merged_by == bundle.pr.author),
+        "self_merged": bool(
+            merged and bundle.pr.merged_by and bundle.pr.merged_by == bundle.pr.author
+        ),
     }
 
 
@@ -613,35 +729,121 @@ def _risks(
             risks.append({"id": rid, "severity": severity, "title": "", "evidence": evidence})
 
     of = lambda *kinds: [fd for fd in findings if fd.kind in kinds]  # noqa: E731
-    add("import-cycle", "high", [_ev(fd, chain=list(fd.details.get("chain", [])), target_path=fd.details.get("target_path", ""))
-                                for fd in of("cycle.risk")])
-    add("guard-dropped", "high", [_ev(fd, before=_guards(fd.details.get("before")), after=_guards(fd.details.get("after")))
-                                 for fd in of("guard.dropped")])
+    add(
+        "import-cycle",
+        "high",
+        [
+            _ev(
+                fd,
+                chain=list(fd.details.get("chain", [])),
+                target_path=fd.details.get("target_path", ""),
+            )
+            for fd in of("cycle.risk")
+        ],
+    )
+    add(
+        "guard-dropped",
+        "high",
+        [
+            _ev(
+                fd, before=_guards(fd.details.get("before")), after=_guards(fd.details.get("after"))
+            )
+            for fd in of("guard.dropped")
+        ],
+    )
     add("unresolved-name", "high", [_ev(fd) for fd in of("names.unresolved")])
-    claims_refactor = bool(re.search(r"\brefactor", bundle.pr.title, re.I)) or verdict == "refactor-with-behavior-change"
+    claims_refactor = (
+        bool(re.search(r"\brefactor", bundle.pr.title, re.I))
+        or verdict == "refactor-with-behavior-change"
+    )
     if claims_refactor:
-        add("behavior-change-in-refactor", "high",
-            [_ev(fd, residual=list(fd.details.get("residual", []))[:5]) for fd in of("behavior.changed")])
-    add("guard-changed", "medium", [_ev(fd, before=_guards(fd.details.get("before")), after=_guards(fd.details.get("after")))
-                                   for fd in of("guard.changed")])
-    add("import-in-loop", "medium", [_ev(fd, loop=fd.details.get("loop", ""), after=fd.details.get("after", 0))
-                                    for fd in of("loop.imports-added", "loop.imports-remaining")])
-    add("unparseable", "medium", [{"kind": "diagnostic", "path": d.path, "line": d.line, "symbol": "", "origin": d.origin,
-                                   "message": d.message} for d in diagnostics if d.path]
-        + [_ev(fd, reason=fd.details.get("reason", "")) for fd in of("file.unreadable")])
+        add(
+            "behavior-change-in-refactor",
+            "high",
+            [
+                _ev(fd, residual=list(fd.details.get("residual", []))[:5])
+                for fd in of("behavior.changed")
+            ],
+        )
+    add(
+        "guard-changed",
+        "medium",
+        [
+            _ev(
+                fd, before=_guards(fd.details.get("before")), after=_guards(fd.details.get("after"))
+            )
+            for fd in of("guard.changed")
+        ],
+    )
+    add(
+        "import-in-loop",
+        "medium",
+        [
+            _ev(fd, loop=fd.details.get("loop", ""), after=fd.details.get("after", 0))
+            for fd in of("loop.imports-added", "loop.imports-remaining")
+        ],
+    )
+    add(
+        "unparseable",
+        "medium",
+        [
+            {
+                "kind": "diagnostic",
+                "path": d.path,
+                "line": d.line,
+                "symbol": "",
+                "origin": d.origin,
+                "message": d.message,
+            }
+            for d in diagnostics
+            if d.path
+        ]
+        + [_ev(fd, reason=fd.details.get("reason", "")) for fd in of("file.unreadable")],
+    )
     if review["merged_with_failures"]:
-        add("ci-failing-at-merge", "medium", [{"kind": "ci", "path": "", "line": None, "symbol": name}
-                                              for name in review["ci_summary"]["failing"]])
+        add(
+            "ci-failing-at-merge",
+            "medium",
+            [
+                {"kind": "ci", "path": "", "line": None, "symbol": name}
+                for name in review["ci_summary"]["failing"]
+            ],
+        )
     if review["available"] and not review["reviews_count"] and not review["review_comments_count"]:
-        add("no-review", "medium", [{"kind": "review", "path": "", "line": None, "symbol": "",
-                                     "issue_comments": review["issue_comments_count"]}])
-    add("implicit-contract", "low", [_ev(fd, module=fd.details.get("module", fd.symbol),
-                                         forbidden=list(fd.details.get("forbidden", [])),
-                                         contract=fd.details.get("contract", "")) for fd in of("contract.implicit")])
+        add(
+            "no-review",
+            "medium",
+            [
+                {
+                    "kind": "review",
+                    "path": "",
+                    "line": None,
+                    "symbol": "",
+                    "issue_comments": review["issue_comments_count"],
+                }
+            ],
+        )
+    add(
+        "implicit-contract",
+        "low",
+        [
+            _ev(
+                fd,
+                module=fd.details.get("module", fd.symbol),
+                forbidden=list(fd.details.get("forbidden", [])),
+                contract=fd.details.get("contract", ""),
+            )
+            for fd in of("contract.implicit")
+        ],
+    )
     source = [f for f in files if f.category == "source" and f.path.endswith(".py")]
     tests = [f for f in files if f.category == "test"]
     if source and not tests:
-        add("no-tests", "low", [{"kind": "files", "path": f.path, "line": None, "symbol": ""} for f in source])
+        add(
+            "no-tests",
+            "low",
+            [{"kind": "files", "path": f.path, "line": None, "symbol": ""} for f in source],
+        )
     risks.sort(key=lambda r: _SEVERITY_ORDER.index(r["severity"]))
     return risks
 
@@ -655,7 +857,9 @@ def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> di
         "paths": [f.path for f in files],
         "categories": dict(sorted(Counter(f.category for f in files).items())),
         "verdict": verdict,
-        "behavior": "changed" if "behavior.changed" in kinds else ("unchanged" if "behavior.unchanged" in kinds else "unknown"),
+        "behavior": "changed"
+        if "behavior.changed" in kinds
+        else ("unchanged" if "behavior.unchanged" in kinds else "unknown"),
         "changed_functions": _names(findings, "behavior.changed"),
         "loops_cleared": sum(1 for fd in findings if fd.kind == "loop.imports-removed"),
         "imports_removed_from_loops": sum(
@@ -663,7 +867,9 @@ def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> di
             for fd in findings
             if fd.kind == "loop.imports-removed"
         ),
-        "public_api_touched": sorted({fd.symbol for fd in findings if fd.kind in ("symbol.moved", "symbol.renamed")}),
+        "public_api_touched": sorted(
+            {fd.symbol for fd in findings if fd.kind in ("symbol.moved", "symbol.renamed")}
+        ),
     }
 
 
@@ -671,11 +877,20 @@ def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> di
 
 
 def _breakdown(
-    bundle: PullRequestBundle, findings: list[Finding], files: list[FileEntry], review: dict[str, Any]
+    bundle: PullRequestBundle,
+    findings: list[Finding],
+    files: list[FileEntry],
+    review: dict[str, Any],
 ) -> dict[str, Any]:
     """Numbered areas: entry points, one per source file, other file groups, retained lazies, checks."""
     entry = [
-        {"path": fd.path, "scope": fd.symbol, "loop": fd.details.get("loop", ""), "line": fd.line, "kind": fd.kind}
+        {
+            "path": fd.path,
+            "scope": fd.symbol,
+            "loop": fd.details.get("loop", ""),
+            "line": fd.line,
+            "kind": fd.kind,
+        }
         for fd in findings
         if fd.kind.startswith("loop.")
     ]
@@ -683,7 +898,9 @@ def _breakdown(
     for f in files:
         if f.category == "source":
             continue
-        g = groups.setdefault(f.category, {"category": f.category, "paths": [], "additions": 0, "deletions": 0})
+        g = groups.setdefault(
+            f.category, {"category": f.category, "paths": [], "additions": 0, "deletions": 0}
+        )
         g["paths"].append(f.path)
         g["additions"] += f.additions
         g["deletions"] += f.deletions
@@ -712,11 +929,23 @@ def _related(bundle: PullRequestBundle) -> list[dict[str, Any]]:
 
 # Claim id -> pattern over the PR title and body (English phrasing of common PR texts).
 _CLAIMS = (
-    ("no-behavior-change", r"no (functional |behaviou?ral |behaviou?r |logic |semantic )?changes? (in|to) behaviou?r"
-     r"|no (functional|behaviou?ral|behaviou?r|logic|semantic) changes?|behaviou?r[- ]preserving|does not change (the )?behaviou?r"),
-    ("pure-refactor", r"\bpure(ly)?( a)? refactor|refactor[- ]only|\bno-op refactor|mechanical (refactor|change)"),
-    ("no-import-cycle", r"no (import |circular )?(cycle|circular import)s?|no cycle-avoidance reason|without (an )?import cycle"),
-    ("zero-imports-in-loop", r"zero imports?|no imports? (inside|in) the loops?|no (more )?in-loop imports?"),
+    (
+        "no-behavior-change",
+        r"no (functional |behaviou?ral |behaviou?r |logic |semantic )?changes? (in|to) behaviou?r"
+        r"|no (functional|behaviou?ral|behaviou?r|logic|semantic) changes?|behaviou?r[- ]preserving|does not change (the )?behaviou?r",
+    ),
+    (
+        "pure-refactor",
+        r"\bpure(ly)?( a)? refactor|refactor[- ]only|\bno-op refactor|mechanical (refactor|change)",
+    ),
+    (
+        "no-import-cycle",
+        r"no (import |circular )?(cycle|circular import)s?|no cycle-avoidance reason|without (an )?import cycle",
+    ),
+    (
+        "zero-imports-in-loop",
+        r"zero imports?|no imports? (inside|in) the loops?|no (more )?in-loop imports?",
+    ),
     ("names-resolve", r"\bF821\b|no undefined names?"),
 )
 
@@ -743,11 +972,15 @@ def _claims(title: str, body: str, findings: list[Finding], verdict: str) -> lis
         if not m:
             continue
         status, evidence = _check_claim(cid, findings, kinds, verdict)
-        out.append({"id": cid, "quote": _claim_sentence(text, m), "status": status, "evidence": evidence})
+        out.append(
+            {"id": cid, "quote": _claim_sentence(text, m), "status": status, "evidence": evidence}
+        )
     return out
 
 
-def _check_claim(cid: str, findings: list[Finding], kinds: Counter[str], verdict: str) -> tuple[str, list[dict[str, Any]]]:
+def _check_claim(
+    cid: str, findings: list[Finding], kinds: Counter[str], verdict: str
+) -> tuple[str, list[dict[str, Any]]]:
     def ev(*ks: str) -> list[dict[str, Any]]:
         return [_ev(fd) for fd in findings if fd.kind in ks][:6]
 
@@ -773,4 +1006,3 @@ def _check_claim(cid: str, findings: list[Finding], kinds: Counter[str], verdict
     if support and any(kinds[k] for k in support):
         return "supported", ev(*support)
     return "not-checkable", []
-

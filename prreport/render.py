@@ -136,7 +136,14 @@ def extract_motivation(body: str) -> dict[str, Any]:
     sections = []
     for n, (start, body_start, title) in enumerate(headings):
         end = headings[n + 1][0] if n + 1 < len(headings) else len(lines)
-        rank = next((r for r, pat in enumerate(_MOTIVATION_HEADINGS) if re.fullmatch(pat, title.strip(" :#*").lower())), None)
+        rank = next(
+            (
+                r
+                for r, pat in enumerate(_MOTIVATION_HEADINGS)
+                if re.fullmatch(pat, title.strip(" :#*").lower())
+            ),
+            None,
+        )
         content = "\n".join(lines[body_start:end]).strip()
         if rank is not None and content:
             sections.append((rank, start, title, content))
@@ -144,11 +151,17 @@ def extract_motivation(body: str) -> dict[str, Any]:
         picked = sorted(sections, key=lambda s: s[1])
         return {
             "source": "sections",
-            "sections": [{"heading": title, "text": _clip(content)} for _r, _s, title, content in picked],
+            "sections": [
+                {"heading": title, "text": _clip(content)} for _r, _s, title, content in picked
+            ],
         }
     # No template headings: the paragraphs before the first heading, else the first two paragraphs.
     first_heading = headings[0][0] if headings else len(lines)
-    paras = [t.map for t in tokens if t.type == "paragraph_open" and t.map and t.level == 0 and t.map[0] < first_heading]
+    paras = [
+        t.map
+        for t in tokens
+        if t.type == "paragraph_open" and t.map and t.level == 0 and t.map[0] < first_heading
+    ]
     if not paras:
         paras = [t.map for t in tokens if t.type == "paragraph_open" and t.map and t.level == 0]
     chosen = paras[:2]
@@ -206,20 +219,56 @@ def _highlight(code: str, lang: str, _attrs: str) -> str:
 
 
 _ALLOWED_TAGS = {
-    "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "blockquote", "pre", "code",
-    "em", "strong", "a", "table", "thead", "tbody", "tr", "th", "td", "hr", "br", "span", "del",
-    "details", "summary",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "pre",
+    "code",
+    "em",
+    "strong",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "hr",
+    "br",
+    "span",
+    "del",
+    "details",
+    "summary",
 }
 
 
 def markdown_to_html_fragment(markdown: str) -> str:
     """Render Markdown with raw HTML disabled, then sanitise (no script, no javascript: links)."""
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight}).enable("table").enable("strikethrough")
+    md = (
+        MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight})
+        .enable("table")
+        .enable("strikethrough")
+    )
     raw = md.render(markdown)
     return nh3.clean(
         raw,
         tags=_ALLOWED_TAGS,
-        attributes={"a": {"href", "title"}, "span": {"class"}, "code": {"class"}, "pre": {"class"}, "th": {"style"}, "td": {"style"}},
+        attributes={
+            "a": {"href", "title"},
+            "span": {"class"},
+            "code": {"class"},
+            "pre": {"class"},
+            "th": {"style"},
+            "td": {"style"},
+        },
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
@@ -227,13 +276,19 @@ def markdown_to_html_fragment(markdown: str) -> str:
 
 def render_html(model: ReportModel, lang: str, markdown: str | None = None) -> str:
     """A standalone HTML page of the Markdown report."""
-    body = markdown_to_html_fragment(markdown if markdown is not None else render_markdown(model, lang))
+    body = markdown_to_html_fragment(
+        markdown if markdown is not None else render_markdown(model, lang)
+    )
     css = (templates_dir() / "style.css").read_text(encoding="utf-8")
     pyg = HtmlFormatter(style="friendly").get_style_defs(".highlight, pre code")
     page = environment().get_template("page.html.j2")
-    title = f"{model.pr['repo']} " + (f"#{model.pr['number']}" if model.pr["number"] else str(model.pr["target"]))
+    title = f"{model.pr['repo']} " + (
+        f"#{model.pr['number']}" if model.pr["number"] else str(model.pr["target"])
+    )
     # autoescape the page shell explicitly: only ``body`` is trusted (already sanitised).
-    return page.render(title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css + "\n" + pyg, body=body)
+    return page.render(
+        title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css + "\n" + pyg, body=body
+    )
 
 
 # --- weekly digest (prreport.digest) ------------------------------------------------------
@@ -247,7 +302,9 @@ def render_digest_markdown(digest: dict[str, Any], lang: str) -> str:
 
 def render_digest_html(digest: dict[str, Any], lang: str, markdown: str | None = None) -> str:
     """A standalone HTML page of the Markdown digest."""
-    body = markdown_to_html_fragment(markdown if markdown is not None else render_digest_markdown(digest, lang))
+    body = markdown_to_html_fragment(
+        markdown if markdown is not None else render_digest_markdown(digest, lang)
+    )
     css = (templates_dir() / "style.css").read_text(encoding="utf-8")
     page = environment().get_template("page.html.j2")
     title = f"{digest['repo']} {digest['window']['label']}"
