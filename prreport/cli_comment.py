@@ -275,6 +275,7 @@ def _render(
     from prreport.cli import make_source
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
+    from prreport.publish import marker_hash
     from prreport.render import render_markdown
 
     if repo or bundle_path:
@@ -288,6 +289,9 @@ def _render(
         bundle = gather(source, src_config)
     finally:
         source.close()
+    # Our own earlier comment is not review: counting it would change the report it shows.
+    theirs = tuple(c for c in bundle.issue_comments if marker_hash(c.body) is None)
+    bundle = dataclasses.replace(bundle, issue_comments=theirs)
     analysis = analyse(bundle, src_config, debug=debug)
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
     md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
