@@ -168,6 +168,17 @@ def test_behaviour_change_hidden_in_a_refactor(tmp_path):
     assert result.model.summary.verdict == "refactor-with-behavior-change"
 
 
+def test_imports_hoisted_out_of_handlers_and_match_cases_keep_behaviour(tmp_path):
+    before = (
+        "def f(x):\n    try:\n        return int(x)\n    except ValueError:\n        import math\n\n        return math.nan\n"
+        "\n\ndef g(x):\n    match x:\n        case [a]:\n            import os\n            return os.sep + a\n    return ''\n"
+    )
+    after = "import math\nimport os\n\n\n" + before.replace("        import math\n\n", "").replace("            import os\n", "")
+    result = _pr(tmp_path, {"m.py": before}, {"m.py": after})
+    assert sorted(f.symbol for f in _kind(result, "behavior.unchanged")) == ["f", "g"]
+    assert not _kind(result, "behavior.changed")
+
+
 def test_only_a_behaviour_change_is_a_behavior_change_verdict(tmp_path):
     before = "def f(x):\n    return x + 1\n"
     result = _pr(tmp_path, {"m.py": before}, {"m.py": before.replace("+ 1", "- 1")})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import copy
 import difflib
 from collections.abc import Iterable, Iterator
@@ -36,23 +37,73 @@ def _children(stmt: ast.AST) -> Iterator[ast.stmt]:
                 yield sub
 
 
-def functions(tree: ast.Module) -> dict[str, _Def]:
+@dataclass(frozen=True)
+class _Index:
+    """Functions of a file side, and the line spans of every import statement in it."""
+
+    functions: dict[str, _Def]
+    import_starts: tuple[int, ...]
+    import_spans: tuple[tuple[int, int], ...]
+
+
+def functions(tree: ast.Module) -> _Index:
     """Every function and method by qualname (``Cls.meth``, ``f.<locals>.g``); statements only are walked."""
     out: dict[str, _Def] = {}
-    stack: list[tuple[ast.stmt, str, bool]] = [(st, "", False) for st in reversed(tree.body)]
+    spans: list[tuple[int, int]] = []
+    stack: list[tuple[ast.stmt, str]] = [(st, "") for st in reversed(tree.body)]
     while stack:
-        st, prefix, in_function = stack.pop()
+        st, prefix = stack.pop()
         if isinstance(st, _FUNCTIONS):
             qual = prefix + st.name
             start = min([st.lineno, *(d.lineno for d in st.decorator_list)])
             out.setdefault(qual, _Def(qual, start, st.end_lineno or st.lineno, st))
-            stack.extend((s, f"{qual}.<locals>.", True) for s in reversed(st.body))
+            stack.extend((s, f"{qual}.<locals>.") for s in reversed(st.body))
         elif isinstance(st, ast.ClassDef):
             qual = prefix + st.name
-            stack.extend((s, f"{qual}.", in_function) for s in reversed(st.body))
+            stack.extend((s, f"{qual}.") for s in reversed(st.body))
+        elif isinstance(st, (ast.Import, ast.ImportFrom)):
+            spans.append((st.lineno, st.end_lineno or st.lineno))
         else:
-            stack.extend((s, prefix, in_function) for s in reversed(list(_children(st))))
-    return out
+            stack.extend((s, prefix) for s in reversed(list(_children(st))))
+    spans.sort()
+    return _Index(out, tuple(s for s, _ in spans), tuple(spans))
+
+
+def _contains_import(node: ast.AST, starts: tuple[int, ...]) -> bool:
+    """Whether an import statement starts within the node's lines (a cheap, safe over-approximation)."""
+    i = bisect.bisect_left(starts, node.lineno)  # type: ignore[attr-defined]
+    return i < len(starts) and starts[i] <= (node.end_lineno or node.lineno)  # type: ignore[attr-defined]
+
+
+def signature(node: ast.AST, starts: tuple[int, ...]) -> str:
+    """``ast.dump`` of a node with import statements left out of every block.
+
+    Rather than copying the tree, blocks that hold imports are filtered in place for the one
+    ``ast.dump`` call and restored right after (only blocks whose lines hold an import are visited).
+    """
+    undo: list[tuple[ast.AST, str, list]] = []
+
+    def strip(n: ast.AST) -> None:
+        for name in _BLOCK_FIELDS:
+            block = getattr(n, name, None)
+            if not isinstance(block, list) or not block:
+                continue
+            kept = [s for s in block if not isinstance(s, (ast.Import, ast.ImportFrom))]
+            if len(kept) != len(block):
+                undo.append((n, name, block))
+                setattr(n, name, kept)
+            for s in kept:
+                # match_case has no position: always look inside it.
+                if not hasattr(s, "lineno") or _contains_import(s, starts):
+                    strip(s)
+
+    try:
+        if _contains_import(node, starts):
+            strip(node)
+        return ast.dump(node)
+    finally:
+        for n, name, block in reversed(undo):
+            setattr(n, name, block)
 
 
 class _DropImports(ast.NodeTransformer):
@@ -71,12 +122,13 @@ def normalised(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
     return _DropImports().visit(copy.deepcopy(fn))
 
 
-def import_lines(fn: ast.AST) -> set[int]:
-    """Lines covered by import statements inside a function (multi-line blocks included)."""
+def _import_lines(index: _Index, start: int, end: int) -> set[int]:
+    """Lines covered by import statements within ``start..end`` (multi-line blocks included)."""
     out: set[int] = set()
-    for n in ast.walk(fn):
-        if isinstance(n, (ast.Import, ast.ImportFrom)):
-            out.update(range(n.lineno, (n.end_lineno or n.lineno) + 1))
+    for a, b in index.import_spans[bisect.bisect_left(index.import_starts, start) :]:
+        if a > end:
+            break
+        out.update(range(a, b + 1))
     return out
 
 
@@ -128,20 +180,25 @@ class BehaviorAnalyzer(Analyzer):
         old_lines = (f.before or "").splitlines()
         new_lines = (f.after or "").splitlines()
         out = []
-        for qual in sorted(old.keys() & new.keys()):
-            a, b = old[qual], new[qual]
+        for qual in sorted(old.functions.keys() & new.functions.keys()):
+            a, b = old.functions[qual], new.functions[qual]
             gone = [n for n in removed if a.start <= n <= a.end]
             came = [n for n in added if b.start <= n <= b.end]
             if not gone and not came:
                 continue
-            na, nb = normalised(a.node), normalised(b.node)
-            same = ast.dump(na) == ast.dump(nb)
-            details = {"before_line": a.start, "after_line": b.start, "residual": [] if same else residual(na, nb)}
+            same = signature(a.node, old.import_starts) == signature(b.node, new.import_starts)
+            details = {
+                "before_line": a.start,
+                "after_line": b.start,
+                "residual": [] if same else residual(normalised(a.node), normalised(b.node)),
+            }
             if same:
                 # Only imports and blank lines: the other mechanical analyzers explain the rest.
-                exp = [(f.before_path, "-", n) for n in _blank_or(old_lines, import_lines(a.node), gone)]
-                exp += [(f.path, "+", n) for n in _blank_or(new_lines, import_lines(b.node), came)]
-                details["imports_removed"] = len(_imports(a.node)) - len(_imports(b.node))
+                old_imports = _import_lines(old, a.start, a.end)
+                new_imports = _import_lines(new, b.start, b.end)
+                exp = [(f.before_path, "-", n) for n in _blank_or(old_lines, old_imports, gone)]
+                exp += [(f.path, "+", n) for n in _blank_or(new_lines, new_imports, came)]
+                details["imports_removed"] = _count(old, a) - _count(new, b)
                 out.append(
                     Finding("behavior.unchanged", f.path, b.start, qual, f"{qual} is unchanged", details, tuple(sorted(exp)))
                 )
@@ -150,5 +207,8 @@ class BehaviorAnalyzer(Analyzer):
         return out
 
 
-def _imports(fn: ast.AST) -> list[ast.AST]:
-    return [n for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))]
+def _count(index: _Index, d: _Def) -> int:
+    """Import statements within a function's lines."""
+    lo = bisect.bisect_left(index.import_starts, d.start)
+    hi = bisect.bisect_right(index.import_starts, d.end)
+    return hi - lo

@@ -1,0 +1,194 @@
+"""Benchmark: all registered analyzers on a ~100 KB module pair, against ``ast.parse`` of the same text.
+
+Run: ``.venv/bin/python benchmarks/bench_analysis.py [--kb 100] [--repeat 7]``. Prints the best
+analysis time, the best ``ast.parse`` time of before+after, their ratio (target <= 3x) and the
+peak memory of one analysis (tracemalloc). Not a test: timings depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import gc
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from prreport.analyzers import SourceFiles, collect_requests, run_analyzers, selected  # noqa: E402
+from prreport.bundle import FileChange, PullRequestBundle, PullRequestMeta  # noqa: E402
+from prreport.config import AnalysisConfig  # noqa: E402
+
+MODULE = "bench/service.py"
+HELPERS = "bench/helpers.py"
+
+_HEADER = '''"""Generated service module for the prreport analysis benchmark."""
+
+import logging
+import threading
+
+from bench.helpers import (
+    BASE_DELAY,
+    Envelope,{extra}
+)
+
+logger = logging.getLogger(__name__)
+'''
+
+_CLASS = '''
+
+class Worker{i}:
+    """Worker number {i}: pulls messages and dispatches them."""
+
+    limit = {i}
+
+    def __init__(self, socket, enable_extra=False):
+        self.socket = socket
+        self.enable_extra = enable_extra
+        self.state = {{}}
+        self.count = 0
+
+    def handle(self, msg):
+        if msg is None:
+            return None
+        key, _, value = msg.partition(":")
+        self.state[key] = value
+        self.count += 1
+        return Envelope(key, value, self.count * BASE_DELAY)
+
+    def summary(self):
+        items = sorted(self.state.items())
+        return {{"worker": {i}, "items": [k for k, _ in items], "count": self.count}}
+
+    def start(self):
+        def loop():
+            while True:
+                msg = self.socket.recv()
+                if msg == "STOP":
+                    break
+                if msg.startswith("DECODE"):
+{decode_import}                    self.handle(decode_payload(msg))
+                    continue
+                if self.enable_extra and msg.startswith("EXTRA"):
+{extra_import}                    self.handle(parse_extra(msg))
+                    continue
+                try:
+                    self.handle(msg)
+                except ValueError as err:
+                    logger.warning("worker %d: %s", {i}, err)
+
+        threading.Thread(target=loop, daemon=True).start()
+'''
+
+_FUNC = '''
+
+def helper_{i}(values, scale={i}):
+    """Scale and filter values ({i})."""
+    total = 0
+    for v in values:
+        if v % 3 == 0:
+            continue
+        total += v * scale
+    return [x for x in values if x > total // (len(values) or 1)], total
+'''
+
+
+def _module(n: int, before: bool) -> str:
+    ind = " " * 20
+    parts = [_HEADER.format(extra="" if before else "\n    decode_payload,\n    parse_extra,")]
+    for i in range(n):
+        hoisted = before and i % 4 == 0  # every fourth worker imported in its loop before
+        parts.append(
+            _CLASS.format(
+                i=i,
+                decode_import=f"{ind}from bench.helpers import decode_payload\n\n" if hoisted else "",
+                extra_import=f"{ind}from bench.helpers import parse_extra\n\n" if hoisted else "",
+            )
+        )
+        parts.append(_FUNC.format(i=i))
+    return "".join(parts)
+
+
+def make_bundle(kb: int) -> PullRequestBundle:
+    """A one-file PR whose module is about ``kb`` KB, with imports hoisted out of loops."""
+    n = 1
+    while len(_module(n, True)) < kb * 1024:
+        n += 1
+    before, after = _module(n, True), _module(n, False)
+    patch = "".join(
+        difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{MODULE}", f"b/{MODULE}", n=3)
+    )
+    removed = sum(1 for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---"))
+    added = sum(1 for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
+    helpers = (
+        "import json\n\nBASE_DELAY = 0.5\n\n\nclass Envelope(tuple):\n    pass\n\n\n"
+        "def decode_payload(msg):\n    return json.loads(msg[6:])\n\n\ndef parse_extra(msg):\n    return msg[5:]\n"
+    )
+    meta = PullRequestMeta(
+        repo="bench/bench", number=1, title="refactor: hoist imports out of loops", body="", author="bench",
+        base_sha="0" * 40, head_sha="1" * 40,
+    )
+    change = FileChange(MODULE, "modified", added, removed, patch=patch, before=before, after=after)
+    return PullRequestBundle(
+        source="bundle",
+        pr=meta,
+        files=(change,),
+        head_paths=("bench/__init__.py", HELPERS, MODULE),
+        context_files={"bench/__init__.py": "", HELPERS: helpers},
+    )
+
+
+def analyse_once(bundle: PullRequestBundle):  # type: ignore[no-untyped-def]
+    """Plan context and run every registered analyzer, as ``pipeline.analyse`` does (fresh caches)."""
+    analyzers = selected(AnalysisConfig())
+    sources = SourceFiles(bundle)
+    collect_requests(analyzers, bundle, sources)
+    return run_analyzers(analyzers, bundle, sources=sources)
+
+
+def _best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    """Print analysis time, parse time, their ratio and peak memory."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--kb", type=int, default=100, help="size of the generated module (KB)")
+    ap.add_argument("--repeat", type=int, default=7, help="runs per measurement (best is kept)")
+    args = ap.parse_args()
+    bundle = make_bundle(args.kb)
+    f = bundle.files[0]
+    assert f.before is not None and f.after is not None
+    findings, diags = analyse_once(bundle)  # warm-up: plug-in imports, first-call caches
+    analysis = _best(lambda: analyse_once(bundle), args.repeat)
+    parse = _best(lambda: (ast.parse(f.before), ast.parse(f.after)), args.repeat)
+    tracemalloc.start()
+    analyse_once(bundle)
+    _cur, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    kinds: dict[str, int] = {}
+    for fd in findings:
+        kinds[fd.kind] = kinds.get(fd.kind, 0) + 1
+    print(f"module pair: {len(f.before) / 1024:.1f} KB before, {len(f.after) / 1024:.1f} KB after, "
+          f"+{f.additions}/-{f.deletions} lines")
+    print(f"analyzers: {', '.join(a.name for a in selected(AnalysisConfig()))}")
+    print(f"findings: {len(findings)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); diagnostics: {len(diags)}")
+    for d in diags:
+        print(f"  diagnostic: {d.origin}: {d.message.splitlines()[0]}")
+    print(f"analysis time (best of {args.repeat}): {analysis * 1000:.1f} ms")
+    print(f"ast.parse before+after (best of {args.repeat}): {parse * 1000:.1f} ms")
+    print(f"ratio: {analysis / parse:.2f}x (target <= 3x)")
+    print(f"peak memory of one analysis (tracemalloc): {peak / 1024 / 1024:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()
