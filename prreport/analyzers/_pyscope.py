@@ -362,9 +362,31 @@ class _CallFinder(_Walker):
         super().__init__(src)
         self.names = names
         self.sites: list[CallSite] = []
+        # Lines mentioning a name at all: everything else is skipped without walking it.
+        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+        self.hits = (
+            {i for i, ln in enumerate(src.lines, 1) if pattern.search(ln)} if names else set()
+        )
 
     def on_stmt(self, st: ast.stmt, scope: str, ctx: tuple[Guard, ...]) -> None:
+        hits = self.hits
+        first = st.lineno
+        decorators = getattr(st, "decorator_list", None)
+        if decorators:
+            first = min(first, *(d.lineno for d in decorators))
+        body = getattr(st, "body", None)
+        last = body[0].lineno - 1 if body else (st.end_lineno or st.lineno)
+        if isinstance(st, ast.Try) or not any(
+            n in hits for n in range(first, max(first, last) + 1)
+        ):
+            if not isinstance(st, ast.Try):
+                return
         for expr in _header_exprs(st):
+            first = getattr(expr, "lineno", None)
+            if first is not None and not any(
+                n in hits for n in range(first, (getattr(expr, "end_lineno", None) or first) + 1)
+            ):
+                continue
             for node in ast.walk(expr):
                 if isinstance(node, ast.Call):
                     name = _root_name(node.func)

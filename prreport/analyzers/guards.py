@@ -56,36 +56,50 @@ class GuardAnalyzer(Analyzer):
                 MODULE_SCOPE
             }
             roots.setdefault((f.path, f.before_path, m.after.bound), set()).update(scopes)
+        by_file: dict[tuple[str, str], dict[str, set[str]]] = {}
+        for (path, before_path, name), scopes in roots.items():
+            by_file.setdefault((path, before_path), {})[name] = scopes
         findings = []
-        for (path, before_path, name), scopes in sorted(roots.items()):
+        for (path, before_path), names in sorted(by_file.items()):
             bt, at = sources.tree(before_path, "before"), sources.tree(path, "after")
             btext, atext = sources.text(before_path, "before"), sources.text(path, "after")
             if bt is None or at is None or btext is None or atext is None:
                 continue
-            before = [c for c in call_sites(bt, btext, [name]) if _within(c.scope, scopes)]
-            after = [c for c in call_sites(at, atext, [name]) if _within(c.scope, scopes)]
-            for b, a in _pair(before, after):
-                bkeys = [g.key() for g in b.context]
-                akeys = [g.key() for g in a.context]
-                missing = [g.as_dict() for g in b.context if g.key() not in akeys]
-                extra = [g.as_dict() for g in a.context if g.key() not in bkeys]
-                if bkeys == akeys:
-                    kind = "guard.preserved"
-                elif missing:
-                    kind = "guard.dropped"
-                else:
-                    kind = "guard.changed"
-                details = {
-                    "scope": a.scope,
-                    "call": a.text,
-                    "before": [g.as_dict() for g in b.context],
-                    "after": [g.as_dict() for g in a.context],
-                    "before_line": b.line,
-                    "dropped": missing,
-                    "added": extra,
-                }
-                chain = " > ".join(g.text for g in a.context) or "no guard"
-                findings.append(
-                    Finding(kind, path, a.line, name, f"{name}() in {a.scope}: {chain}", details)
-                )
+            # one walk per file side for all moved names
+            all_before = call_sites(bt, btext, names)
+            all_after = call_sites(at, atext, names)
+            for name, scopes in sorted(names.items()):
+                before = [c for c in all_before if c.name == name and _within(c.scope, scopes)]
+                after = [c for c in all_after if c.name == name and _within(c.scope, scopes)]
+                findings.extend(_compare(path, name, before, after))
         return sorted(findings, key=Finding.sort_key)
+
+
+def _compare(path: str, name: str, before: list[CallSite], after: list[CallSite]) -> list[Finding]:
+    """Guard findings for the paired call sites of one name."""
+    findings = []
+    for b, a in _pair(before, after):
+        bkeys = [g.key() for g in b.context]
+        akeys = [g.key() for g in a.context]
+        missing = [g.as_dict() for g in b.context if g.key() not in akeys]
+        extra = [g.as_dict() for g in a.context if g.key() not in bkeys]
+        if bkeys == akeys:
+            kind = "guard.preserved"
+        elif missing:
+            kind = "guard.dropped"
+        else:
+            kind = "guard.changed"
+        details = {
+            "scope": a.scope,
+            "call": a.text,
+            "before": [g.as_dict() for g in b.context],
+            "after": [g.as_dict() for g in a.context],
+            "before_line": b.line,
+            "dropped": missing,
+            "added": extra,
+        }
+        chain = " > ".join(g.text for g in a.context) or "no guard"
+        findings.append(
+            Finding(kind, path, a.line, name, f"{name}() in {a.scope}: {chain}", details)
+        )
+    return findings
