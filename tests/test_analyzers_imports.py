@@ -445,3 +445,19 @@ def test_scope_index_is_cached_per_file_side(seed: Analysis):
     first = scope_index(sources, MOONCAKE, "after")
     assert first is scope_index(sources, MOONCAKE, "after")
     assert {b.bound for b in first.imports if b.at_module_level} >= {"handle_staging_rsp", "zmq"}
+
+
+def test_relative_and_absolute_spellings_are_the_same_binding(tmp_path: Path):
+    before = "def run(cfg):\n    from .helpers import stage\n\n    return stage(cfg)\n"
+    after = "from pkg.helpers import stage\n\n\ndef run(cfg):\n    return stage(cfg)\n"
+    helpers = {"pkg/helpers.py": "def stage(cfg):\n    return cfg\n"}
+    a = _pr_repo(tmp_path, {"pkg/run.py": before, **helpers}, {"pkg/run.py": after})
+    (h,) = _of(a, "import.hoisted")
+    assert (h.symbol, h.details["from_scope"], h.details["module"]) == (
+        "stage",
+        "run",
+        "pkg.helpers",
+    )
+    assert not _of(a, "import.added") and not _of(a, "import.removed")
+    (g,) = _of(a, "guard.preserved")
+    assert g.details["after"] == []

@@ -376,11 +376,11 @@ class _CallFinder(_Walker):
             first = min(first, *(d.lineno for d in decorators))
         body = getattr(st, "body", None)
         last = body[0].lineno - 1 if body else (st.end_lineno or st.lineno)
-        if isinstance(st, ast.Try) or not any(
+        # try: the header has no expressions; handler types are checked below
+        if not isinstance(st, ast.Try) and not any(
             n in hits for n in range(first, max(first, last) + 1)
         ):
-            if not isinstance(st, ast.Try):
-                return
+            return
         for expr in _header_exprs(st):
             first = getattr(expr, "lineno", None)
             if first is not None and not any(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._pyscope import MODULE_SCOPE, ImportBinding, ScopeIndex, index
+from prreport.analyzers._pyscope import MODULE_SCOPE, ImportBinding, PathIndex, ScopeIndex, index
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 
@@ -42,22 +42,33 @@ def _stmt_id(b: ImportBinding) -> tuple[str, int]:
     return (b.scope, b.stmt_line)
 
 
-def _match_file(path: str, bx: ScopeIndex | None, ax: ScopeIndex | None) -> list[ImportMove]:
+def _match_file(
+    path: str, bx: ScopeIndex | None, ax: ScopeIndex | None, paths: PathIndex | None = None
+) -> list[ImportMove]:
     before = list(bx.imports) if bx else []
     after = list(ax.imports) if ax else []
+
+    def ident(b: ImportBinding) -> tuple[Any, ...]:
+        # ``from .x import y`` and ``from pkg.x import y`` are the same binding
+        if paths is not None and b.is_from:
+            target = paths.module_path(b.module.lstrip("."), path, b.level)
+            if target is not None:
+                return (target, b.name, b.alias)
+        return b.key
+
     by_b: dict[tuple[Any, ...], list[ImportBinding]] = {}
     by_a: dict[tuple[Any, ...], list[ImportBinding]] = {}
     for b in before:
-        by_b.setdefault(b.key, []).append(b)
+        by_b.setdefault(ident(b), []).append(b)
     for a in after:
-        by_a.setdefault(a.key, []).append(a)
-    before_module_keys = {b.key for b in before if b.at_module_level and b.is_from}
+        by_a.setdefault(ident(a), []).append(a)
+    before_module_keys = {ident(b) for b in before if b.at_module_level and b.is_from}
     after_stmt_keys: dict[tuple[str, int], set[tuple[Any, ...]]] = {}
     for a in after:
-        after_stmt_keys.setdefault(_stmt_id(a), set()).add(a.key)
+        after_stmt_keys.setdefault(_stmt_id(a), set()).add(ident(a))
 
     def merged(a: ImportBinding) -> bool:
-        others = after_stmt_keys[_stmt_id(a)] - {a.key}
+        others = after_stmt_keys[_stmt_id(a)] - {ident(a)}
         return a.is_from and a.at_module_level and bool(others & before_module_keys)
 
     moves: list[ImportMove] = []
@@ -146,12 +157,13 @@ def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[Import
 
     def build() -> list[ImportMove]:
         moves: list[ImportMove] = []
+        paths = PathIndex(bundle.head_paths) if bundle.head_paths else None
         for f in sources.python_files():
             bx = scope_index(sources, f.before_path, "before") if f.before is not None else None
             ax = scope_index(sources, f.path, "after") if f.after is not None else None
             if (f.before is not None and bx is None) or (f.after is not None and ax is None):
                 continue  # unparseable side: the parser diagnostic says so
-            moves.extend(_match_file(f.path, bx, ax))
+            moves.extend(_match_file(f.path, bx, ax, paths))
         return _cross_file(moves)
 
     return sources.memo("", "", "import-moves", build)
