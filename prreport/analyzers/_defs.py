@@ -14,6 +14,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from prreport.analyzers import SourceFiles
 from prreport.bundle import FileChange
@@ -22,7 +23,7 @@ from prreport.classify import python_module_path
 
 @dataclass(frozen=True)
 class Definition:
-    """One definition in one file side."""
+    """One definition in one file side; body dumps are computed on first use."""
 
     path: str
     qualname: str  # "Cls.meth", "func", "CONST", "Outer.<locals>.inner"
@@ -32,10 +33,35 @@ class Definition:
     start: int  # first line, decorators included
     end: int
     node: ast.AST = field(compare=False, repr=False)
-    body: str = field(compare=False, repr=False, default="")  # normalised dump (name excluded)
-    renamed: str = field(compare=False, repr=False, default="")  # dump modulo local renames
-    text: str = field(compare=False, repr=False, default="")  # dedented source text
     bases: tuple[str, ...] = ()  # class bases as source text
+    lines: Sequence[str] = field(compare=False, repr=False, default=())
+
+    @cached_property
+    def body(self) -> str:
+        """Normalised dump of the definition without its name."""
+        return _keys(self)[0]
+
+    @cached_property
+    def renamed(self) -> str:
+        """Dump modulo consistent renaming of local names ("" for classes)."""
+        return _keys(self)[1]
+
+    @cached_property
+    def text(self) -> str:
+        """Dedented source text."""
+        return segment(self.lines, self.start, self.end)
+
+
+def _keys(d: Definition) -> tuple[str, str]:
+    n = d.node
+    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _function_key(n)
+    if isinstance(n, ast.ClassDef):
+        return dump(strip_docstring(n.body) or n.body), ""
+    if isinstance(n, (ast.Assign, ast.AnnAssign)):
+        value = dump(n.value) if n.value is not None else ""
+        return value, value
+    return dump(n), dump(n)
 
 
 def dump(node: ast.AST | Sequence[ast.AST]) -> str:
@@ -122,26 +148,22 @@ def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Def
     lines = text.splitlines(keepends=True)
     out: dict[str, Definition] = {}
 
-    def add(node: ast.AST, qual: str, name: str, kind: str, parent: str, body: str, renamed: str, bases=()) -> None:
+    def add(node: ast.AST, qual: str, name: str, kind: str, parent: str, bases: tuple[str, ...] = ()) -> None:
         start = first_line(node)
         end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
-        out.setdefault(
-            qual,
-            Definition(path, qual, name, kind, parent, start, end, node, body, renamed, segment(lines, start, end), bases),
-        )
+        out.setdefault(qual, Definition(path, qual, name, kind, parent, start, end, node, bases, lines))
 
     def walk(stmts: Sequence[ast.stmt], parent: str, in_class: bool, in_function: bool) -> None:
         prefix = f"{parent}." if parent else ""
         for st in stmts:
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 qual = prefix + st.name
-                body, ren = _function_key(st)
-                add(st, qual, st.name, "method" if in_class else "function", parent, body, ren)
+                add(st, qual, st.name, "method" if in_class else "function", parent)
                 walk(st.body, f"{qual}.<locals>", False, True)
             elif isinstance(st, ast.ClassDef):
                 qual = prefix + st.name
                 bases = tuple(ast.unparse(b) for b in st.bases)
-                add(st, qual, st.name, "class", parent, dump(strip_docstring(st.body) or st.body), "", bases)
+                add(st, qual, st.name, "class", parent, bases)
                 walk(st.body, qual, True, in_function)
             elif in_function:
                 continue
@@ -149,14 +171,13 @@ def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Def
                 targets = st.targets if isinstance(st, ast.Assign) else [st.target]
                 for t in targets:
                     if isinstance(t, ast.Name):
-                        value = dump(st.value) if st.value is not None else ""
-                        add(st, prefix + t.id, t.id, "constant", parent, value, value)
+                        add(st, prefix + t.id, t.id, "constant", parent)
             elif isinstance(st, (ast.Import, ast.ImportFrom)) and not in_class:
                 for alias in st.names:
                     if alias.name == "*":
                         continue
                     bound = alias.asname or alias.name.split(".")[0]
-                    add(st, prefix + bound, bound, "import", parent, dump(st), dump(st))
+                    add(st, prefix + bound, bound, "import", parent)
             elif isinstance(st, (ast.If, ast.Try)) and not in_class:
                 # Module-level guards (TYPE_CHECKING, try/except ImportError) still define names.
                 for sub in (st.body, st.orelse, getattr(st, "finalbody", [])):
