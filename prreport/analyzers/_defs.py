@@ -331,3 +331,11 @@ def placeholder_kind(fn: ast.AST) -> str | None:
     ):
         return "super-call"
     return None
+
+
+def pass_line(sources: SourceFiles, f: FileChange, cls: Definition) -> tuple[tuple[str, str, int], ...]:
+    """The added ``pass`` of a class whose only member the PR removed (explained with it)."""
+    body = getattr(cls.node, "body", [])
+    if len(body) == 1 and isinstance(body[0], ast.Pass) and body[0].lineno in sources.changed(f).added:
+        return ((f.path, "+", body[0].lineno),)
+    return ()

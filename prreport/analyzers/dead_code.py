@@ -13,6 +13,7 @@ from prreport.analyzers._defs import (
     explains,
     file_index,
     lines_with_blanks,
+    pass_line,
     placeholder_kind,
     word_hits,
 )
@@ -81,6 +82,10 @@ class DeadCodeAnalyzer(Analyzer):
             if refs:
                 continue
             lines = lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed)
+            ex = explains(f.path, "-", lines)
+            cls = file_index(sources, f.path, "after").get(d.parent) if d.kind == "method" and f.after is not None else None
+            if cls is not None:
+                ex += pass_line(sources, f, cls)
             yield Finding(
                 "code.dead-removed",
                 f.path,
@@ -97,7 +102,7 @@ class DeadCodeAnalyzer(Analyzer):
                     "ignored_references": ignored,
                     "reference_scope": scope,
                 },
-                explains(f.path, "-", lines),
+                ex,
             )
 
     def _references(

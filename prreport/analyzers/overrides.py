@@ -15,6 +15,7 @@ from prreport.analyzers._defs import (
     index,
     lines_with_blanks,
     module_of,
+    pass_line,
     placeholder_kind,
 )
 from prreport.bundle import PullRequestBundle
@@ -187,7 +188,7 @@ class OverridesAnalyzer(Analyzer):
             ex: tuple[tuple[str, str, int], ...] = ()
             if change_flag is False:
                 lines = set(lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed))
-                ex = explains(f.path, "-", lines) + _pass_line(sources, f, cls)
+                ex = explains(f.path, "-", lines) + pass_line(sources, f, cls)
             details = {
                 "class": d.parent,
                 "method": d.name,
@@ -212,12 +213,4 @@ class OverridesAnalyzer(Analyzer):
                 details,
                 ex,
             )
-
-
-def _pass_line(sources: SourceFiles, f, cls: Definition) -> tuple[tuple[str, str, int], ...]:
-    """The ``pass`` added when the removed override was the class's only member."""
-    body = cls.node.body  # type: ignore[attr-defined]
-    if len(body) == 1 and isinstance(body[0], ast.Pass) and body[0].lineno in sources.changed(f).added:
-        return ((f.path, "+", body[0].lineno),)
-    return ()
 
