@@ -168,10 +168,9 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
 
 
 def _publish(config: Config, digest: Digest, lang: str, outputs: dict[Path, str]) -> None:
+    from prreport.digest import digest_paths
     from prreport.digest_publish import publish_digest_issue
     from prreport.render import render_digest_markdown
-
-    from prreport.digest import digest_paths
 
     wanted = digest_paths(Path(config.report.out_dir), digest.repo, digest.window.label, lang)["md"]
     markdown = outputs.get(wanted)

@@ -1,0 +1,245 @@
+"""The weekly digest on a generated repository with 54 PRs merged in 2026-W34 (plus a few outside)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+import prreport.digest as digest_mod
+from prreport.config import Config, DigestConfig, GitConfig
+from prreport.digest import build_digest, make_digest, render_digest, resolve_window
+from prreport.errors import ConfigError
+from prreport.pipeline import analyse, gather
+from prreport.series import series_of
+from prreport.sources.git import GitSource
+from tests.conftest import run_cli
+from tests.fixtures.digest_repo import WEEK, WEEK_END, WEEK_START, DigestRepo, build_digest_repo
+
+BEHAVIOUR = ("behavior-change", "refactor-with-behavior-change")
+
+
+@pytest.fixture(scope="module")
+def week_repo(tmp_path_factory: pytest.TempPathFactory) -> DigestRepo:
+    """The generated repository (built once for this module)."""
+    return build_digest_repo(tmp_path_factory.mktemp("digest") / "widgets")
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One analysis cache shared by the module's digests."""
+    return tmp_path_factory.mktemp("digest-cache")
+
+
+def _config(repo: DigestRepo, cache: Path | str, workers: int = 2) -> Config:
+    return Config(git=GitConfig(repo=str(repo.path)), digest=DigestConfig(workers=workers, cache_dir=str(cache)))
+
+
+@pytest.fixture(scope="module")
+def week(week_repo: DigestRepo, cache_dir: Path) -> digest_mod.Digest:
+    """The 2026-W34 digest, computed cold (empty cache) with two worker processes."""
+    return make_digest(_config(week_repo, cache_dir), resolve_window(WEEK))
+
+
+def _by_number(d: digest_mod.Digest) -> dict[int, dict]:
+    return {p["number"]: p for p in d.prs}
+
+
+def test_window_edges_and_discovery(week_repo: DigestRepo, week: digest_mod.Digest):
+    expected = {p.number for p in week_repo.in_window()}
+    assert len(expected) >= 50
+    assert {p["number"] for p in week.prs} == expected
+    starts = [p for p in week_repo.prs if p.when == WEEK_START]
+    ends = [p for p in week_repo.prs if p.when == WEEK_END]
+    assert starts and starts[0].number in expected  # the window's first instant is inside
+    assert ends and ends[0].number not in expected  # its end is exclusive
+    # Squash titles lose their "(#N)"; merge commits give the title from their body.
+    merged = week_repo.of_kind("merge")
+    assert merged and all(_by_number(week)[p.number]["title"] == p.title for p in merged)
+    assert week.window.to_json() == {"label": WEEK, "since": "2026-08-17T00:00:00Z", "until": "2026-08-24T00:00:00Z"}
+
+
+def test_totals_and_series(week_repo: DigestRepo, week: digest_mod.Digest):
+    t = week.totals
+    in_window = week_repo.in_window()
+    assert t["prs"] == t["analysed"] == len(in_window)
+    assert t["not_analysed"] == 0
+    # Lines changed: what git itself counts for each PR against its first parent.
+    lines = 0
+    for p in in_window:
+        parent = week_repo.repo.git("rev-parse", f"{p.sha}^1").strip()
+        lines += sum(a + d for a, d in week_repo.repo.numstat(parent, p.sha).values())
+    assert t["lines_changed"] == lines
+    assert 0 < t["lines_explained"] <= t["lines_changed"]
+    # Series: conventional-commit type(scope), biggest first, untyped titles last.
+    expected: dict[str, list[int]] = {}
+    for p in in_window:
+        expected.setdefault(series_of(p.title), []).append(p.number)
+    assert {s["key"]: s["numbers"] for s in week.series} == {k: sorted(v) for k, v in expected.items()}
+    counts = [s["count"] for s in week.series if s["key"]]
+    assert counts == sorted(counts, reverse=True)
+    assert week.series[-1]["key"] == ""
+    assert {s["key"]: s["count"] for s in week.series}["refactor(disagg)"] == len(week_repo.of_kind("hoist"))
+    # Totals are the sums of the per-PR facts.
+    assert t["pure_refactors"] == sum(p["verdict"] == "pure-refactor" for p in week.prs)
+    assert t["behavior_changes"] == sum(p["verdict"] in BEHAVIOUR for p in week.prs)
+    assert t["dead_code_removed"] == sum(p["kind_counts"].get("code.dead-removed", 0) for p in week.prs)
+    assert t["cycles_risked"] == sum(p["kind_counts"].get("cycle.risk", 0) for p in week.prs)
+
+
+def test_refactor_kinds_counted(week_repo: DigestRepo, week: digest_mod.Digest):
+    prs = _by_number(week)
+    hoists = week_repo.of_kind("hoist")
+    for p in hoists:  # two names hoisted out of one while-loop each
+        facts = prs[p.number]
+        assert facts["kind_counts"].get("import.hoisted") == 2, facts
+        assert facts["kind_counts"].get("loop.imports-removed") == 1, facts
+        assert facts["verdict"] == "pure-refactor", facts
+    assert week.totals["imports_hoisted"] == 2 * len(hoists)
+    assert week.totals["loops_freed_of_imports"] == len(hoists)
+    assert week.totals["imports_sunk"] == 0
+    for p in week_repo.of_kind("dead"):
+        assert prs[p.number]["kind_counts"].get("code.dead-removed") == 1, prs[p.number]
+    for p in week_repo.of_kind("rename"):
+        assert "symbol.renamed" in prs[p.number]["kinds"], prs[p.number]
+    for p in week_repo.of_kind("fix"):  # the slice end moved: behaviour changed
+        assert prs[p.number]["verdict"] in BEHAVIOUR, prs[p.number]
+    assert week.totals["behavior_changes"] >= len(week_repo.of_kind("fix"))
+
+
+def test_digest_facts_match_the_single_pr_report(week_repo: DigestRepo, week: digest_mod.Digest):
+    for p in (week_repo.of_kind("hoist")[0], week_repo.of_kind("fix")[0]):
+        source = GitSource(str(p.number), GitConfig(repo=str(week_repo.path)))
+        try:
+            bundle = gather(source, Config(git=GitConfig(repo=str(week_repo.path))))
+        finally:
+            source.close()
+        model = analyse(bundle, Config()).model.to_json()
+        facts = _by_number(week)[p.number]
+        assert facts["kind_counts"] == model["summary"]["kind_counts"]
+        assert facts["verdict"] == model["summary"]["verdict"]
+        assert facts["changed_lines"] == model["summary"]["changed_lines"]
+        assert facts["risk_tags"] == sorted({r["id"] for r in model["risks"]})
+
+
+def test_unparseable_file_is_listed_with_why(week_repo: DigestRepo, week: digest_mod.Digest):
+    broken = week_repo.of_kind("broken")[0]
+    listed = {p["number"]: p for p in week.not_analysed}
+    assert set(listed) == {broken.number}
+    entry = listed[broken.number]
+    assert entry["partial"] is True
+    assert any("pkg/core/loader.py" in why and "does not parse" in why for why in entry["reasons"])
+    assert week.totals["partially_analysed"] == 1
+    assert broken.number in {p["number"] for p in week.prs}  # still counted among the week's PRs
+
+
+def test_rerun_and_overlapping_window_use_the_cache(week_repo: DigestRepo, week: digest_mod.Digest, cache_dir: Path):
+    assert week.stats == {"analysed": len(week_repo.in_window()), "cached": 0, "failed": 0}
+    again = make_digest(_config(week_repo, cache_dir), resolve_window(WEEK))
+    assert again.stats == {"analysed": 0, "cached": len(week_repo.in_window()), "failed": 0}
+    first, second = week.to_json(), again.to_json()
+    first.pop("stats")
+    second.pop("stats")
+    assert first == second
+    # A window overlapping W34 analyses only the PRs it does not share with it.
+    shifted = make_digest(_config(week_repo, cache_dir), resolve_window(since="2026-08-20", until="2026-08-26"))
+    new = [p for p in week_repo.prs if not p.in_window and datetime(2026, 8, 20, tzinfo=timezone.utc) <= p.when]
+    assert len(new) == 2
+    assert shifted.stats["analysed"] == len(new)
+    assert shifted.stats["cached"] == shifted.totals["prs"] - len(new)
+
+
+def test_a_failing_pr_does_not_stop_the_digest(week_repo: DigestRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    victim = week_repo.in_window()[1].number
+    real = digest_mod.analyse
+
+    def failing(bundle, config, debug=False):  # noqa: ANN001
+        if bundle.pr.number == victim:
+            raise RuntimeError("analyzer exploded")
+        return real(bundle, config, debug)
+
+    monkeypatch.setattr(digest_mod, "analyse", failing)
+    window = resolve_window(since="2026-08-17", until="2026-08-17")  # the first day only
+    d = make_digest(_config(week_repo, tmp_path / "cache", workers=1), window)
+    on_day = [p for p in week_repo.in_window() if p.when.date().isoformat() == "2026-08-17"]
+    assert d.totals["prs"] == len(on_day) and d.totals["not_analysed"] == 1
+    assert d.totals["analysed"] == len(on_day) - 1
+    (entry,) = d.not_analysed
+    assert entry["number"] == victim and entry["partial"] is False
+    assert entry["reasons"] == ["RuntimeError: analyzer exploded"]
+    # Nothing was cached for the failed PR: the next run analyses it.
+    monkeypatch.setattr(digest_mod, "analyse", real)
+    again = make_digest(_config(week_repo, tmp_path / "cache", workers=1), window)
+    assert again.stats == {"analysed": 1, "cached": len(on_day) - 1, "failed": 0}
+
+
+def test_outputs_are_written_and_well_formed(week_repo: DigestRepo, cache_dir: Path, tmp_path: Path):
+    res = run_cli(
+        "digest", "--repo", str(week_repo.path), "--week", WEEK, "--out", str(tmp_path), "--lang", "en,zh",
+        "--cache-dir", str(cache_dir), "--quiet", env={"CI": "true"},
+    )
+    assert res.returncode == 0, res.stderr
+    assert f"{len(week_repo.in_window())} PRs" in res.stderr
+    base = tmp_path / "digests" / "acme-widgets"
+    names = sorted(p.name for p in base.iterdir())
+    assert names == [f"{WEEK}.html", f"{WEEK}.json", f"{WEEK}.md", f"{WEEK}.zh.html", f"{WEEK}.zh.md"]
+    data = json.loads((base / f"{WEEK}.json").read_text(encoding="utf-8"))
+    assert data["schema"] == "prreport.digest/1" and data["repo"] == "acme/widgets"
+    assert data["totals"]["prs"] == len(data["prs"]) == len(week_repo.in_window())
+    md = (base / f"{WEEK}.md").read_text(encoding="utf-8")
+    zh = (base / f"{WEEK}.zh.md").read_text(encoding="utf-8")
+    for p in week_repo.in_window():
+        assert f"[#{p.number}](https://github.com/acme/widgets/pull/{p.number})" in md
+    assert "| Imports hoisted / sunk | 16 / 0 |" in md
+    assert "`refactor(disagg)` | 8 |" in md and "`refactor(disagg)` | 8 |" in zh
+    assert "# 每周摘要" in zh and "# 未能分析" in zh
+    html = (base / f"{WEEK}.html").read_text(encoding="utf-8")
+    assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
+    assert "<table>" in html and "<script" not in html
+    assert not list(base.glob(".*.tmp"))  # atomic writes leave no temporary files
+
+
+def test_empty_window_and_bad_flags(week_repo: DigestRepo, tmp_path: Path):
+    d = make_digest(_config(week_repo, tmp_path / "c", workers=1), resolve_window("2025-W01"))
+    assert d.totals["prs"] == 0 and d.prs == () and d.series == ()
+    out = render_digest(d, ["en"], ["md"], tmp_path)
+    assert "No PRs merged in this window." in next(iter(out.values()))
+    res = run_cli("digest", "--repo", str(week_repo.path), "--week", "2026-W60")
+    assert res.returncode == 2 and res.stderr.strip() == "error: --week: 2026-W60 is not an ISO week of 2026"
+    res = run_cli("digest", "--repo", str(week_repo.path), "--since", "2026-08-17")
+    assert res.returncode == 2 and "--until" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_window_resolution():
+    wed = datetime(2026, 8, 26, 15, 0, tzinfo=timezone.utc)
+    assert resolve_window(now=wed).label == "2026-W34"
+    monday_early = datetime(2026, 8, 24, 0, 30, tzinfo=timezone.utc)
+    assert resolve_window(now=monday_early).label == "2026-W34"
+    new_year = datetime(2026, 1, 2, tzinfo=timezone.utc)  # ISO week 2026-W01 began on 2025-12-29
+    assert resolve_window(now=new_year).label == "2025-W52"
+    w = resolve_window(since="2026-08-17", until="2026-08-23")
+    assert (w.since, w.until, w.label) == (WEEK_START, WEEK_END, "2026-08-17_2026-08-23")
+    assert resolve_window("2026w34") == resolve_window(WEEK)
+    with pytest.raises(ConfigError, match="exclusive"):
+        resolve_window("2026-W34", since="2026-08-17", until="2026-08-18")
+    with pytest.raises(ConfigError, match="not after"):
+        resolve_window(since="2026-08-18", until="2026-08-16")
+
+
+def test_top_risks_rank_by_severity(week: digest_mod.Digest):
+    ranks = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+    order = [ranks[r["severity"]] for r in week.top_risks]
+    assert order == sorted(order)
+    for r in week.top_risks:
+        assert r["count"] == len(r["prs"])
+        for p in r["prs"]:
+            assert r["id"] in _by_number(week)[p["number"]]["risk_tags"]
+    unparseable = [r for r in week.top_risks if r["id"] == "unparseable"]
+    assert unparseable and [p["number"] for p in unparseable[0]["prs"]] == [week.not_analysed[0]["number"]]
+
+
+def test_build_digest_without_outcomes_is_empty():
+    d = build_digest("o/r", "git", resolve_window(WEEK), [])
+    assert d.totals["prs"] == 0 and d.top_risks == () and d.not_analysed == ()
