@@ -145,6 +145,15 @@ def test_extracted_bodies_differing_in_one_constant_are_not_called_equal(tmp_pat
     assert f.explains == ()
 
 
+def test_helper_called_with_swapped_arguments_is_not_equal(tmp_path: Path):
+    after = _SAVE_AFTER.replace("_write_json(target, payload)", "_write_json(payload, target)")
+    a = _analyse(tmp_path, {"pkg/io.py": _SAVE_BEFORE.format(indent=2)}, {"pkg/io.py": after})
+    [f] = _ours(a, "code.extracted")
+    site_b = [s for s in f.details["sites"] if s["scope"] == "save_b"][0]
+    assert site_b["equality"] == "different" and f.details["behavior_change"] is True
+    assert any("'path'" in r and "'payload'" in r for r in site_b["residual"])
+
+
 _CONN_BEFORE = '''class Base:
     pass
 

@@ -174,6 +174,9 @@ class ExtractedAnalyzer(Analyzer):
                         sorted({n for c in calls for n in range(c.lineno, (c.end_lineno or c.lineno) + 1) if n in added})
                     )
                     res = tuple(residual(text, body_text)) if eq == "different" else ()
+                    wrong = _misbound(new.node, body, window, calls)
+                    if wrong and eq != "different":
+                        eq, res = "different", tuple(f"argument for {p!r} is {got!r}, the copy used {want!r}" for p, got, want in wrong)
                     before_holder = file_index(sources, f.before_path, "before").get(scope)
                     hb = ha = None
                     if before_holder is not None and _only_replaced(before_lines, before_holder, (start, end), f.after, holder, calls):
@@ -329,3 +332,25 @@ def _still_there(holder: ast.AST, window: list[ast.stmt]) -> bool:
             if dump(stmts[i : i + n]) == want:
                 return True
     return False
+
+
+def _misbound(helper: ast.AST, body: Sequence[ast.stmt], window: Sequence[ast.stmt], calls: list[ast.AST]) -> list[tuple[str, str, str]]:
+    """(parameter, name passed, name the copy used) where a call binds a parameter to the wrong local."""
+    used: dict[str, str] = {}
+    for h, w in zip(
+        (n for s in body for n in ast.walk(s)), (n for s in window for n in ast.walk(s)), strict=False
+    ):
+        if isinstance(h, ast.Name) and isinstance(w, ast.Name):
+            used.setdefault(h.id, w.id)
+    args = helper.args  # type: ignore[attr-defined]
+    params = [p.arg for p in args.posonlyargs + args.args]
+    if params and params[0] in ("self", "cls") and isinstance(getattr(calls[0], "func", None), ast.Attribute):
+        params = params[1:]
+    out = []
+    call = calls[0]
+    assert isinstance(call, ast.Call)
+    bound = list(zip(params, call.args, strict=False)) + [(k.arg, k.value) for k in call.keywords if k.arg]
+    for p, value in bound:
+        if isinstance(value, ast.Name) and p in used and used[p] != value.id:
+            out.append((p, value.id, used[p]))
+    return out
