@@ -15,6 +15,11 @@ from prreport.findings import Finding
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# Statements that hold other statements; everything else is a leaf for the statement walk.
+_COMPOUND = frozenset(
+    {ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match}
+    | ({ast.TryStar} if hasattr(ast, "TryStar") else set())
+)
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,7 @@ def functions(tree: ast.Module) -> _Index:
             stack.extend((s, f"{qual}.") for s in reversed(st.body))
         elif isinstance(st, (ast.Import, ast.ImportFrom)):
             spans.append((st.lineno, st.end_lineno or st.lineno))
-        else:
+        elif type(st) in _COMPOUND:
             stack.extend((s, prefix) for s in reversed(list(_children(st))))
     spans.sort()
     return _Index(out, tuple(s for s, _ in spans), tuple(spans))
@@ -172,7 +177,7 @@ class BehaviorAnalyzer(Analyzer):
 
     def _file(self, f: FileChange, sources: SourceFiles, before: ast.Module, after: ast.Module) -> list[Finding]:
         changed = sources.changed(f)
-        removed, added = set(changed.removed), set(changed.added)
+        removed, added = sorted(changed.removed), sorted(changed.added)
         if not removed and not added:
             return []
         old = sources.memo(f.before_path, "before", "functions", lambda: functions(before))
@@ -182,8 +187,8 @@ class BehaviorAnalyzer(Analyzer):
         out = []
         for qual in sorted(old.functions.keys() & new.functions.keys()):
             a, b = old.functions[qual], new.functions[qual]
-            gone = [n for n in removed if a.start <= n <= a.end]
-            came = [n for n in added if b.start <= n <= b.end]
+            gone = removed[bisect.bisect_left(removed, a.start) : bisect.bisect_right(removed, a.end)]
+            came = added[bisect.bisect_left(added, b.start) : bisect.bisect_right(added, b.end)]
             if not gone and not came:
                 continue
             same = signature(a.node, old.import_starts) == signature(b.node, new.import_starts)

@@ -25,7 +25,12 @@ _BUILTINS = frozenset(dir(builtins)) | {
     "__dict__",
     "WindowsError",  # exists on Windows only; code guarded by a platform check uses it
 }
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# Nodes without names below them: contexts, operators, constants.
+_LEAVES = frozenset(
+    {ast.Load, ast.Store, ast.Del, ast.Constant, ast.Pass, ast.Break, ast.Continue}
+    | {getattr(ast, n) for n in ("Add", "Sub", "Mult", "MatMult", "Div", "Mod", "Pow", "LShift", "RShift", "BitOr", "BitXor", "BitAnd", "FloorDiv")}
+    | {getattr(ast, n) for n in ("And", "Or", "Invert", "Not", "UAdd", "USub", "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot", "In", "NotIn")}
+)
 
 
 @dataclass(eq=False)
@@ -50,6 +55,33 @@ class _Binder(ast.NodeVisitor):
     def __init__(self) -> None:
         self.module = _Scope("module", "<module>", None)
         self.scope = self.module
+        # Dispatch by type once, instead of NodeVisitor's per-node method-name lookup.
+        self._dispatch = {
+            getattr(ast, attr[6:]): getattr(self, attr)
+            for attr in dir(self)
+            if attr.startswith("visit_") and hasattr(ast, attr[6:])
+        }
+
+    def visit(self, node: ast.AST) -> None:
+        """Visit one node (the hot path of the analyzer: keep it lean)."""
+        handler = self._dispatch.get(type(node))
+        if handler is not None:
+            handler(node)
+        else:
+            self.generic_visit(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """Visit the children, skipping leaves that can hold no name."""
+        dispatch = self._dispatch
+        for child in ast.iter_child_nodes(node):
+            t = type(child)
+            if t in _LEAVES:
+                continue
+            handler = dispatch.get(t)
+            if handler is not None:
+                handler(child)
+            else:
+                self.generic_visit(child)
 
     # -- helpers ---------------------------------------------------------------------------
 
