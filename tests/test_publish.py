@@ -310,3 +310,23 @@ def test_errors_are_one_line(server, mention_repo, tmp_path):
     res = cli("comment", "999", "--from-file", __file__, "--github", FULL, "--github-api-url", server.url)
     assert res.returncode == 2 and "sgl-project/sglang#999 not found" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_in_actions_with_the_github_source_no_argument_is_needed_and_reruns_are_silent(server, tmp_path):
+    """The whole Action path: PR from the API, repository/API/PR number from the environment."""
+    server.state.repo(FULL)["pulls"][str(PR)]["body"] = PR_BODY
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"number": PR, "pull_request": {"number": PR}}))
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_REPOSITORY": FULL, "GITHUB_API_URL": server.url, "GITHUB_EVENT_PATH": str(event),
+           "GITHUB_STEP_SUMMARY": str(summary)}
+    res = cli("comment", env=env, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    (mine,) = ours(server)
+    assert "someone" in mine["body"] and live_mentions(mine["body"]) == []
+    assert "someone" in summary.read_text(encoding="utf-8")
+    # Our own comment is now among the PR's comments; it must not change the next report.
+    server.reset_counts()
+    res = cli("comment", env=env, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert writes(server) == [], server.paths()
