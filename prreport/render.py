@@ -76,6 +76,7 @@ def environment() -> jinja2.Environment:
     env.filters["quote"] = _quote
     env.filters["shortscope"] = _shortscope
     env.filters["when"] = _when
+    env.filters["shortpath"] = _shortpath
     env.globals["loc"] = _loc
     return env
 
@@ -91,6 +92,11 @@ def _when(value: Any) -> str:
     text = "" if value is None else str(value)
     m = re.match(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})", text)
     return f"{m.group(1)} {m.group(2)}" if m else text
+
+
+def _shortpath(value: Any) -> str:
+    """Last two components of a path (``mooncake/conn.py``), for dense evidence lists."""
+    return "/".join(str(value or "").split("/")[-2:])
 
 
 def _loc(path: Any, line: Any = None) -> str:
@@ -279,16 +285,15 @@ def render_html(model: ReportModel, lang: str, markdown: str | None = None) -> s
     body = markdown_to_html_fragment(
         markdown if markdown is not None else render_markdown(model, lang)
     )
-    css = (templates_dir() / "style.css").read_text(encoding="utf-8")
-    pyg = HtmlFormatter(style="friendly").get_style_defs(".highlight, pre code")
+    # Pygments colours first, so style.css (plain code background, print rules) wins on conflicts.
+    pyg = HtmlFormatter(style="friendly").get_style_defs("pre code")
+    css = pyg + "\n" + (templates_dir() / "style.css").read_text(encoding="utf-8")
     page = environment().get_template("page.html.j2")
     title = f"{model.pr['repo']} " + (
         f"#{model.pr['number']}" if model.pr["number"] else str(model.pr["target"])
     )
     # autoescape the page shell explicitly: only ``body`` is trusted (already sanitised).
-    return page.render(
-        title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css + "\n" + pyg, body=body
-    )
+    return page.render(title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css, body=body)
 
 
 # --- weekly digest (prreport.digest) ------------------------------------------------------
