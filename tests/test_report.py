@@ -435,7 +435,7 @@ def test_summary_is_built_from_findings_in_each_language(hand_model):
     assert summary["recommended_action"].startswith("Review these 2 spots")
     zh = render_markdown(hand_model, "zh")
     assert (
-        "一句话：将 handle_staging_rsp、handle_watermark_msg 的导入提升至模块顶层（2 个文件）" in zh
+        "**一句话**：将 handle_staging_rsp、handle_watermark_msg 的导入提升至模块顶层（2 个文件）" in zh
     )
     assert "**推荐动作**：建议重点审阅以下 2 处" in zh
 
