@@ -41,9 +41,14 @@ _NOTES = {
 _SECTIONS_NOTE = {"en": ", from “{first}” on ({names})", "zh": "（自“{first}”起：{names}）"}
 
 
+# Bumped when the comment built from the same report changes (fitting, neutralising), so
+# existing comments are rewritten once; the run-specific pointer line is not hashed.
+_BODY_VERSION = "1"
+
+
 def report_hash(report: str) -> str:
-    """SHA-256 of the rendered report: equal hashes mean the comment needs no edit."""
-    return hashlib.sha256(report.encode("utf-8")).hexdigest()
+    """SHA-256 of the rendered report (and body format): equal hashes mean no edit is needed."""
+    return hashlib.sha256(f"prreport-comment/{_BODY_VERSION}\n{report}".encode()).hexdigest()
 
 
 def marker(digest: str) -> str:
@@ -253,7 +258,7 @@ def append_job_summary(report: str, where: str, lang: str = "en", path: str | No
         existing = p.stat().st_size if p.exists() else 0
         room = SUMMARY_LIMIT - existing - 2
         if room <= 4096:
-            raise OutputError(f"job summary {p} is already {existing} bytes: no room for the report (limit 1 MiB)")
+            return None  # this step's summary is full; the comment and the artifact still have the report
         text = fit(neutralise_mentions(report), room, where, lang, measure=utf8_len)
         with p.open("a", encoding="utf-8", newline="\n") as fh:
             if existing:
@@ -376,10 +381,14 @@ class CommentPublisher:
                 created = self._repo.get_issue(number).create_comment(body)
                 return PublishResult("created", int(created.id), str(created.html_url or ""), login)
             cid, old, comment = ours[0]
+            # Two runs racing may each have created one: keep the oldest, drop the others.
+            for _id, _hash, extra in ours[1:]:
+                extra.delete()  # type: ignore[attr-defined]
+            url = str(getattr(comment, "html_url", "") or "")
             if old == digest:
-                return PublishResult("unchanged", cid, str(getattr(comment, "html_url", "") or ""), login)
+                return PublishResult("unchanged", cid, url, login)
             comment.edit(body)  # type: ignore[attr-defined]
-            return PublishResult("updated", cid, str(getattr(comment, "html_url", "") or ""), login)
+            return PublishResult("updated", cid, url, login)
         except GitHubError:
             raise
         except Exception as exc:

@@ -91,6 +91,15 @@ def test_fit_cuts_at_a_section_boundary_and_closes_an_open_fence():
     assert publish.fit("short", 100, "x") == "short"
 
 
+def test_fit_without_sections_cuts_inside_the_code_block_and_closes_it():
+    report = "~~~~text\n" + "line of code\n" * 5000 + "~~~~\n"
+    out = publish.fit(report, 10_000, "`out/report.md`")
+    assert publish.utf16_len(out) <= 10_000
+    body, note = out.rstrip("\n").rsplit("\n\n---\n\n", 1)
+    assert body.endswith("line of code\n~~~~") and note.startswith("> ✂️")
+    assert [t.type for t in MarkdownIt("commonmark").parse(out)][0] == "fence"
+
+
 def test_fit_counts_what_github_counts():
     # Astral characters are two UTF-16 code units: GitHub's limit is reached earlier than len().
     report = "## A\n\n" + "😀" * 40_000 + "\n\n## B\n\nend\n"
@@ -186,6 +195,17 @@ def test_marker_in_another_users_comment_is_left_alone(server, mention_repo, tmp
     theirs = [c for c in comments_on(server, FULL, PR) if c.get("id") == 4242]
     assert theirs == [{"id": 4242, "author": OTHER, "body": dry.stdout}]
     assert len(ours(server)) == 1
+
+
+def test_duplicate_comments_from_a_race_are_reduced_to_one(server, mention_repo, tmp_path):
+    dry = comment(server, mention_repo, tmp_path / "o", "--dry-run")
+    stale = "<!-- prreport:report sha256=" + "0" * 64 + " -->\nold report\n"
+    comments = server.state.repo(FULL)["issue_comments"][str(PR)]
+    comments += [{"id": 501, "author": BOT, "body": stale}, {"id": 502, "author": BOT, "body": dry.stdout}]
+    res = comment(server, mention_repo, tmp_path / "o")
+    assert res.returncode == 0, res.stderr
+    assert writes(server) == [f"DELETE /repos/{FULL}/issues/comments/502", f"PATCH /repos/{FULL}/issues/comments/501"]
+    assert [c["id"] for c in ours(server)] == [501]
 
 
 def test_actions_token_falls_back_to_the_bot_identity(server, mention_repo, tmp_path):
