@@ -179,6 +179,27 @@ def test_imports_hoisted_out_of_handlers_and_match_cases_keep_behaviour(tmp_path
     assert not _kind(result, "behavior.changed")
 
 
+def test_a_change_inside_a_nested_function_changes_the_enclosing_one(tmp_path):
+    before = (
+        "def outer():\n    def inner(x):\n        import math\n\n        return math.floor(x)\n\n"
+        "    def other():\n        return 0\n\n    return inner, other\n"
+    )
+    hoisted = "import math\n\n\n" + before.replace("        import math\n\n", "")
+    same = _pr(tmp_path / "same", {"m.py": before}, {"m.py": hoisted})
+    assert sorted(f.symbol for f in _kind(same, "behavior.unchanged")) == ["outer", "outer.<locals>.inner"]
+    changed = _pr(tmp_path / "changed", {"m.py": before}, {"m.py": hoisted.replace("floor", "ceil")})
+    found = {f.symbol: f.details["residual"] for f in _kind(changed, "behavior.changed")}
+    assert found == {
+        "outer": ["-        return math.floor(x)", "+        return math.ceil(x)"],
+        "outer.<locals>.inner": ["-    return math.floor(x)", "+    return math.ceil(x)"],
+    }
+    # Swapping two nested functions is a change of the enclosing function only.
+    swapped = before.replace("    def other():\n        return 0\n\n", "")
+    swapped = swapped.replace("def outer():\n", "def outer():\n    def other():\n        return 0\n\n")
+    moved = _pr(tmp_path / "moved", {"m.py": before}, {"m.py": swapped})
+    assert [f.symbol for f in _kind(moved, "behavior.changed")] == ["outer"]
+
+
 def test_only_a_behaviour_change_is_a_behavior_change_verdict(tmp_path):
     before = "def f(x):\n    return x + 1\n"
     result = _pr(tmp_path, {"m.py": before}, {"m.py": before.replace("+ 1", "- 1")})

@@ -30,6 +30,7 @@ class _Def:
     start: int
     end: int
     node: ast.FunctionDef | ast.AsyncFunctionDef
+    parent: str  # qualname of the enclosing function ("" when none)
 
 
 def _children(stmt: ast.AST) -> Iterator[ast.stmt]:
@@ -55,21 +56,21 @@ def functions(tree: ast.Module) -> _Index:
     """Every function and method by qualname (``Cls.meth``, ``f.<locals>.g``); statements only are walked."""
     out: dict[str, _Def] = {}
     spans: list[tuple[int, int]] = []
-    stack: list[tuple[ast.stmt, str]] = [(st, "") for st in reversed(tree.body)]
+    stack: list[tuple[ast.stmt, str, str]] = [(st, "", "") for st in reversed(tree.body)]
     while stack:
-        st, prefix = stack.pop()
+        st, prefix, parent = stack.pop()
         if isinstance(st, _FUNCTIONS):
             qual = prefix + st.name
             start = min([st.lineno, *(d.lineno for d in st.decorator_list)])
-            out.setdefault(qual, _Def(qual, start, st.end_lineno or st.lineno, st))
-            stack.extend((s, f"{qual}.<locals>.") for s in reversed(st.body))
+            out.setdefault(qual, _Def(qual, start, st.end_lineno or st.lineno, st, parent))
+            stack.extend((s, f"{qual}.<locals>.", qual) for s in reversed(st.body))
         elif isinstance(st, ast.ClassDef):
             qual = prefix + st.name
-            stack.extend((s, f"{qual}.") for s in reversed(st.body))
+            stack.extend((s, f"{qual}.", parent) for s in reversed(st.body))
         elif isinstance(st, (ast.Import, ast.ImportFrom)):
             spans.append((st.lineno, st.end_lineno or st.lineno))
         elif type(st) in _COMPOUND:
-            stack.extend((s, prefix) for s in reversed(list(_children(st))))
+            stack.extend((s, prefix, parent) for s in reversed(list(_children(st))))
     spans.sort()
     return _Index(out, tuple(s for s, _ in spans), tuple(spans))
 
@@ -185,13 +186,21 @@ class BehaviorAnalyzer(Analyzer):
         old_lines = (f.before or "").splitlines()
         new_lines = (f.after or "").splitlines()
         out = []
-        for qual in sorted(old.functions.keys() & new.functions.keys()):
+        common = old.functions.keys() & new.functions.keys()
+        kids_old = _nested(old, common)
+        kids_new = _nested(new, common)
+        same_of: dict[str, bool] = {}
+        # Innermost first, so an enclosing function can reuse its nested functions' results.
+        for qual in sorted(common, key=lambda q: (-q.count("."), q)):
             a, b = old.functions[qual], new.functions[qual]
             gone = removed[bisect.bisect_left(removed, a.start) : bisect.bisect_right(removed, a.end)]
             came = added[bisect.bisect_left(added, b.start) : bisect.bisect_right(added, b.end)]
             if not gone and not came:
                 continue
-            same = signature(a.node, old.import_starts) == signature(b.node, new.import_starts)
+            same = _same_through_nested(qual, gone, came, old, new, kids_old, kids_new, same_of)
+            if same is None:
+                same = signature(a.node, old.import_starts) == signature(b.node, new.import_starts)
+            same_of[qual] = same
             details = {
                 "before_line": a.start,
                 "after_line": b.start,
@@ -209,7 +218,46 @@ class BehaviorAnalyzer(Analyzer):
                 )
             else:
                 out.append(Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details))
-        return out
+        return sorted(out, key=Finding.sort_key)
+
+
+def _nested(index: _Index, common: set[str]) -> dict[str, list[_Def]]:
+    """Directly nested functions (present on both sides) of each function, in source order."""
+    out: dict[str, list[_Def]] = {}
+    for d in index.functions.values():
+        if d.parent and d.qualname in common:
+            out.setdefault(d.parent, []).append(d)
+    for kids in out.values():
+        kids.sort(key=lambda d: d.start)
+    return out
+
+
+def _same_through_nested(
+    qual: str,
+    gone: list[int],
+    came: list[int],
+    old: _Index,
+    new: _Index,
+    kids_old: dict[str, list[_Def]],
+    kids_new: dict[str, list[_Def]],
+    same_of: dict[str, bool],
+) -> bool | None:
+    """Decide from nested results when every changed line lies inside nested functions, else None.
+
+    Lines outside those nested functions are then untouched text, so the enclosing function is
+    equal exactly when each nested function that changed is equal (and their order is kept).
+    """
+    ko, kn = kids_old.get(qual, []), kids_new.get(qual, [])
+    if not ko or [d.qualname for d in ko] != [d.qualname for d in kn]:
+        return None
+    if not all(any(d.start <= n <= d.end for d in ko) for n in gone):
+        return None
+    if not all(any(d.start <= n <= d.end for d in kn) for n in came):
+        return None
+    touched = [d.qualname for d in ko if d.qualname in same_of]
+    if not all(same_of[q] for q in touched):
+        return None  # let the full comparison compute the residual
+    return True
 
 
 def _count(index: _Index, d: _Def) -> int:

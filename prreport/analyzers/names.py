@@ -73,15 +73,18 @@ class _Binder(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> None:
         """Visit the children, skipping leaves that can hold no name."""
         dispatch = self._dispatch
-        for child in ast.iter_child_nodes(node):
-            t = type(child)
-            if t in _LEAVES:
-                continue
-            handler = dispatch.get(t)
-            if handler is not None:
-                handler(child)
-            else:
-                self.generic_visit(child)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            children = value if type(value) is list else (value,)
+            for child in children:
+                t = type(child)
+                if t in _LEAVES or not isinstance(child, ast.AST):
+                    continue
+                handler = dispatch.get(t)
+                if handler is not None:
+                    handler(child)
+                else:
+                    self.generic_visit(child)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -277,14 +280,21 @@ def unresolved(module: _Scope) -> tuple[list[_Unresolved], list[tuple[int, str]]
     """Reads bound in no visible scope nor builtins, and the star imports that make this uncertain."""
     out: list[_Unresolved] = []
     stars: list[tuple[int, str]] = []
+    visible: dict[int, frozenset[str]] = {}
     for s in _walk(module):
         stars.extend(s.star_lines)
+        if not s.uses:
+            continue
+        key = id(s)
+        if key not in visible:
+            names: set[str] = set()
+            for v in _visible(s):
+                names |= v.bound
+            visible[key] = frozenset(names)
+        known = visible[key]
         for name, line in s.uses:
-            if name in _BUILTINS:
-                continue
-            if any(name in v.bound or name in v.declared_global and name in module.bound for v in _visible(s)):
-                continue
-            out.append(_Unresolved(name, line, s.qualname))
+            if name not in known and name not in _BUILTINS:
+                out.append(_Unresolved(name, line, s.qualname))
     return out, sorted(stars)
 
 
