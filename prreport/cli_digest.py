@@ -177,5 +177,7 @@ def _publish(config: Config, digest: Digest, lang: str, outputs: dict[Path, str]
     if markdown is None:
         markdown = render_digest_markdown(digest.to_json(), lang)
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or ""
-    result = publish_digest_issue(config.github, token, digest.repo, digest.window, markdown, lang)
+    result = publish_digest_issue(
+        config.github, token, digest.repo, digest.window.label, digest.window.since, markdown, lang
+    )
     click.echo(f"{result.action} issue #{result.number} {result.url}".rstrip(), err=True)

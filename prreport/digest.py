@@ -530,13 +530,14 @@ def make_digest(
     cache: bool = True,
     on_start: Callable[[int], None] | None = None,
     on_progress: ProgressCallback | None = None,
+    page_size: int = 100,
 ) -> Digest:
     """Discover the PRs merged in the window, analyse them (cached, concurrently), sum up."""
     if source == "github":
         from prreport.sources.github_window import merged_in_window
 
         repo = config.github.repo
-        merged = merged_in_window(config.github, window.since, window.until)
+        merged = merged_in_window(config.github, window.since, window.until, per_page=page_size)
         found = [MergedPR(m.number, m.title, m.merged_at, "", m.author, m.url) for m in merged]
     else:
         repo, found = discover_git(config.git.repo, window)

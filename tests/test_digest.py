@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -243,3 +244,97 @@ def test_top_risks_rank_by_severity(week: digest_mod.Digest):
 def test_build_digest_without_outcomes_is_empty():
     d = build_digest("o/r", "git", resolve_window(WEEK), [])
     assert d.totals["prs"] == 0 and d.top_risks == () and d.not_analysed == ()
+
+
+# --- the same week from the local GitHub API server -------------------------------------
+
+TOKEN = "digest-token"
+
+
+@pytest.fixture(scope="module")
+def gh_server(week_repo: DigestRepo):
+    """The generated repository served by the local GitHub API (plus 25 PRs merged in July)."""
+    from tests.fixtures.github.make import _repo_fixture
+    from tests.ghserver import GitHubServer, GitHubState
+    from tests.ghserver_issues import add_digest_routes
+
+    prs = {}
+    for p in week_repo.prs:
+        prs[p.number] = {"base": week_repo.repo.git("rev-parse", f"{p.sha}^1").strip(), "head": p.sha}
+    fixture = _repo_fixture(week_repo.repo, "acme/widgets", prs)
+    for k in range(25):  # old history: paging must stop before it
+        n = 10 + k
+        fixture["pulls"][str(n)] = {
+            "title": f"chore: old change {k}", "body": "", "author": "old", "merged_at": f"2026-07-{k + 1:02d}T10:00:00+00:00",
+            "created_at": f"2026-07-{k + 1:02d}T09:00:00+00:00", "base_sha": prs[101]["base"], "head_sha": prs[101]["base"],
+        }
+    state = GitHubState()
+    state.repos["acme/widgets"] = fixture
+    server = GitHubServer(state, token=TOKEN)
+    add_digest_routes(server, {TOKEN: "digest-bot"})
+    with server:
+        yield server
+
+
+def _gh_config(server, cache: Path) -> Config:  # noqa: ANN001
+    from prreport.config import GitHubConfig
+
+    return Config(
+        github=GitHubConfig(repo="acme/widgets", api_url=server.url, cache=False),
+        digest=DigestConfig(workers=2, cache_dir=str(cache)),
+    )
+
+
+def test_github_digest_matches_the_git_digest(
+    gh_server, week: digest_mod.Digest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    gh_server.reset_counts()
+    gh = make_digest(_gh_config(gh_server, tmp_path / "cache"), resolve_window(WEEK), source="github", page_size=10)
+    assert gh.repo == "acme/widgets" and gh.source == "github"
+    assert [p["number"] for p in gh.prs] == [p["number"] for p in week.prs]
+    for ours, theirs in zip(gh.prs, week.prs, strict=True):
+        for key in ("title", "verdict", "kind_counts", "changed_lines", "explained_lines", "series", "url"):
+            assert ours[key] == theirs[key], (ours["number"], key)
+    assert gh.totals == week.totals
+    assert [(s["key"], s["numbers"]) for s in gh.series] == [(s["key"], s["numbers"]) for s in week.series]
+    # Paging: 82 closed PRs at 10 a page; the window is passed on page 6, so 7-9 are never asked for.
+    pages = sorted(
+        int(m.group(1)) if (m := re.search(r"[?&]page=(\d+)", r.path)) else 1
+        for r in gh_server.requests
+        if r.method == "GET" and r.path.split("?")[0] == "/repos/acme/widgets/pulls"
+    )
+    assert pages == [1, 2, 3, 4, 5, 6]
+
+
+def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path):
+    from tests.ghserver_issues import issues_of
+
+    args = ("digest", "--github", "acme/widgets", "--github-api-url", gh_server.url, "--week", WEEK,
+            "--publish", "issue", "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "-q")
+    env = {"GITHUB_TOKEN": TOKEN, "CI": "true"}
+    first = run_cli(*args, cwd=tmp_path, env=env)
+    assert first.returncode == 0, first.stderr
+    assert "created issue #" in first.stderr
+    second = run_cli(*args, cwd=tmp_path, env=env)
+    assert second.returncode == 0, second.stderr
+    assert "unchanged issue #" in second.stderr
+    third = run_cli(*args[:-1], "--lang", "zh", "-q", cwd=tmp_path, env=env)  # a different body: edited in place
+    assert third.returncode == 0, third.stderr
+    assert "updated issue #" in third.stderr
+    (issue,) = [i for i in issues_of(gh_server, "acme/widgets") if i["body"].startswith("<!-- prreport:digest")]
+    assert issue["body"].startswith("<!-- prreport:digest repo=acme/widgets window=2026-W34 -->\n")
+    assert "# 每周摘要" in issue["body"] and issue["author"] == "digest-bot"
+
+
+def test_issue_body_fits_the_size_limit():
+    from prreport.digest_publish import ISSUE_LIMIT, issue_body
+
+    rows = "\n".join(f"| [#{n}](https://github.com/o/r/pull/{n}) | a title @someone | x |" for n in range(3000))
+    markdown = f"# Weekly digest\n\n# Pull requests\n\n| PR | Title | X |\n|---|---|---|\n{rows}\n"
+    assert len(markdown) > ISSUE_LIMIT
+    body = issue_body(markdown, "o/r", WEEK, "the `digest` artifact")
+    assert len(body.encode("utf-16-le")) // 2 <= ISSUE_LIMIT
+    assert body.startswith("<!-- prreport:digest repo=o/r window=2026-W34 -->\n# Weekly digest")
+    assert "the `digest` artifact" in body.rstrip().splitlines()[-1]
+    assert "@someone" not in body  # mentions never notify from a digest
