@@ -107,6 +107,18 @@ def test_fit_counts_what_github_counts():
     assert publish.utf16_len(out) <= BODY_LIMIT
 
 
+def test_job_summary_stays_within_one_mebibyte(tmp_path):
+    summary = tmp_path / "summary.md"
+    summary.write_text("x" * 100_000 + "\n", encoding="utf-8")
+    report = "".join(f"## Section {i}\n\n" + "数据行 with text\n" * 2000 + "\n" for i in range(40))
+    assert publish.utf8_len(report) > publish.SUMMARY_LIMIT
+    assert publish.append_job_summary(report, "the artifact", path=str(summary)) == summary
+    size = summary.stat().st_size
+    assert publish.SUMMARY_LIMIT - 50_000 < size <= publish.SUMMARY_LIMIT
+    assert summary.read_text(encoding="utf-8").rstrip().endswith("The full report is in the artifact.")
+    assert publish.append_job_summary(report, "x", path="") is None  # outside Actions: nothing
+
+
 def test_marker_carries_the_report_hash_and_only_counts_at_the_top():
     body = publish.comment_body("# R\n\ntext\n", "x")
     assert publish.marker_hash(body) == publish.report_hash("# R\n\ntext\n")
