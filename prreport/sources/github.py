@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import itertools
 import json
+import logging
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import github
 import requests
 from github import Auth, Github, GithubException, GithubRetry
 from github.GithubException import (
@@ -53,7 +55,7 @@ _COMMITS_CAP = 250  # and at most 250 commits
 _MAX_TEXT = 1_048_576  # same limit as the git source: larger files are noted, not analysed
 _BLOB_LIMIT = 100 * 1_048_576
 _RELATED_MAX = 12
-_SAME_FILES_PATHS = 2  # "same files recently" asks about the most-changed paths only
+_SAME_FILES_PATHS = 1  # "same files recently": the most-changed path only (request budget N + 12)
 _REFERENCED_MAX = 5
 _GRAPHQL_BATCH = 50
 
@@ -132,6 +134,9 @@ class GitHubSource:
     def _client(self) -> Github:
         if self._gh is not None:
             return self._gh
+        # PyGithub logs every retry at INFO on its own stderr handler: keep the CLI to one line.
+        if logging.getLogger("github").level == logging.INFO:
+            github.set_log_level(logging.WARNING)
         scheme = urlsplit(self.api_url).scheme
         if scheme not in ("http", "https"):
             raise GitHubError(f"github.api_url must be an http(s) URL, got {self.api_url!r} (--github-api-url)")
