@@ -613,6 +613,9 @@ def _snippets(
         lines = f.after.splitlines()
         full_end = s["end_line"]
         end = min(full_end, s["start_line"] + max_lines - 1)
+        shown = lines[s["start_line"] - 1 : end]
+        # Drop the common indentation (a nested loop reads better flush left); ``dedent`` says how much.
+        dedent = min((_indent(ln) for ln in shown if ln.strip()), default=0)
         out.append(
             {
                 "path": s["path"],
@@ -620,7 +623,8 @@ def _snippets(
                 "end_line": end,
                 "truncated": end < full_end,
                 "language": "python" if s["path"].endswith(".py") else "",
-                "code": "\n".join(lines[s["start_line"] - 1 : end]),
+                "code": "\n".join(ln[dedent:] for ln in shown),
+                "dedent": dedent,
                 "caption": "",
                 "caption_facts": s["caption_facts"],
             }

@@ -190,8 +190,8 @@ def _one(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def _view(model: ReportModel, lang: str) -> dict[str, Any]:
-    """The model as JSON with motivation sections and the ``lang`` wording of summary, captions, risks."""
+def report_view(model: ReportModel, lang: str) -> dict[str, Any]:
+    """The model as JSON plus its ``lang`` wording (summary, captions, risk titles) and motivation sections."""
     r = model.to_json()
     r["motivation"].update(extract_motivation(r["motivation"]["body"]))
     text = environment().get_template(f"{lang}/text.md.j2").make_module({"r": r})
@@ -207,13 +207,13 @@ def _view(model: ReportModel, lang: str) -> dict[str, Any]:
 def render_markdown(model: ReportModel, lang: str) -> str:
     """The Markdown report in ``lang``."""
     tpl = environment().get_template(f"{lang}/report.md.j2")
-    text = tpl.render(m=model, r=_view(model, lang))
+    text = tpl.render(m=model, r=report_view(model, lang))
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
 
 
 def render_json(model: ReportModel) -> str:
     """The JSON report (DESIGN §3); its wording (one_line, recommended_action, titles) is English."""
-    return json.dumps(_view(model, "en"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    return json.dumps(report_view(model, "en"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
 
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:

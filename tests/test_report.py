@@ -495,7 +495,8 @@ def test_snippets_show_the_after_code_with_real_line_numbers(hand_model):
     assert kinds.count("import-block") == 2 and kinds.count("loop") == 2
     for s in hand_model.snippets:
         after = bundle.file(s["path"]).after.splitlines()
-        assert s["code"].splitlines() == after[s["start_line"] - 1 : s["end_line"]]
+        shown = [ln[s["dedent"] :] for ln in after[s["start_line"] - 1 : s["end_line"]]]
+        assert s["code"].splitlines() == shown
     block = next(
         s
         for s in hand_model.snippets
