@@ -149,6 +149,7 @@ class _Binder(ast.NodeVisitor):
             self.visit(d)
         self._bind(node.name)
         scope = self._child("function", node.name)
+        scope.bound |= _type_params(node)
         if self.scope.kind == "class":
             scope.bound.add("__class__")  # the implicit cell behind zero-argument super()
         self._arguments(node.args, scope)
@@ -167,7 +168,7 @@ class _Binder(ast.NodeVisitor):
             self.visit(n)
         self._bind(node.name)
         scope = self._child("class", node.name)
-        scope.bound |= {"__module__", "__qualname__"}
+        scope.bound |= {"__module__", "__qualname__"} | _type_params(node)
         self._in(scope, node.body)
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
@@ -244,6 +245,11 @@ class _Binder(ast.NodeVisitor):
 
     def visit_arg(self, node: ast.arg) -> None:
         self._annotation(node.annotation)
+
+
+def _type_params(node: ast.AST) -> set[str]:
+    """Names of PEP 695 type parameters (``def f[T](x: T)``, Python 3.12+)."""
+    return {p.name for p in getattr(node, "type_params", None) or () if getattr(p, "name", None)}
 
 
 def scopes(tree: ast.Module) -> _Scope:
