@@ -52,6 +52,7 @@ def test_seed_hoist_is_cycle_safe_naming_what_the_target_imports(seed):
         assert f.details["target_external_imports"] == ["dataclasses", "logging", "threading", "time", "torch"]
         assert f.details["names"] == ["handle_staging_rsp", "handle_watermark_msg"]
         assert f.details["chain"] == [] and f.details["complete"] is True
+        assert f.details["origin"] == "hoisted"
     assert safe[CONN_FILES[0]].details["importer_module"] == "sglang.srt.disaggregation.mooncake.conn"
     assert not _kind(seed, "cycle.risk")
 
@@ -154,6 +155,14 @@ def test_function_local_and_type_checking_imports_of_the_target_are_not_edges(tm
     assert safe.details["target_imports"] == [] and safe.details["target_external_imports"] == ["typing"]
     (contract,) = _kind(result, "contract.implicit")
     assert contract.details["forbidden"] == ["pkg.a"]
+
+
+def test_new_module_imports_are_checked_but_suggest_no_contract(tmp_path):
+    base = {"pkg/__init__.py": "", "pkg/b.py": "def helper(x):\n    return x\n"}
+    result = _pr(tmp_path, base, {"pkg/new.py": "from pkg.b import helper\n\nVALUE = helper(1)\n"})
+    (safe,) = _kind(result, "cycle.safe")
+    assert (safe.path, safe.symbol, safe.details["origin"]) == ("pkg/new.py", "pkg.b", "new")
+    assert not _kind(result, "contract.implicit")
 
 
 def test_behaviour_change_hidden_in_a_refactor(tmp_path):

@@ -10,6 +10,7 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._modimports import (
     ImportBinding,
     ModuleIndex,
+    all_import_keys,
     module_level_imports,
     newly_module_level,
     parents,
@@ -26,6 +27,7 @@ class _Hoist:
     importer: str
     target: str
     bindings: tuple[ImportBinding, ...]
+    hoisted: bool  # some binding was imported lazily (in a function or block) before
 
 
 @dataclass
@@ -60,13 +62,16 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
         importer = index.module_of(f.path)
         if importer is None:
             continue  # a script outside the packages cannot be imported back
+        lazy_before = all_import_keys(before) if before is not None else set()
         by_target: dict[str, list[ImportBinding]] = {}
         for b in newly_module_level(before, after):
             target = index.target(b, importer, f.path)
             if target and target != importer:
                 by_target.setdefault(target, []).append(b)
         for target, bindings in sorted(by_target.items()):
-            out.append(_Hoist(f, importer, target, tuple(sorted(bindings, key=lambda b: (b.line, b.bound)))))
+            hoisted = any(b.key in lazy_before for b in bindings)
+            ordered = tuple(sorted(bindings, key=lambda b: (b.line, b.bound)))
+            out.append(_Hoist(f, importer, target, ordered, hoisted))
     return out
 
 
@@ -217,6 +222,7 @@ class CycleAnalyzer(Analyzer):
                 "chain": ex.chain,
                 "depth": depth,
                 "names": names,
+                "origin": "hoisted" if h.hoisted else "new",
                 "lines": [b.line for b in h.bindings],
                 "explored": sorted(ex.explored),
                 "unavailable": sorted(ex.unavailable | {index.module_of(p) or p for p in ex.missing}),
@@ -235,7 +241,9 @@ class CycleAnalyzer(Analyzer):
                 findings.append(
                     Finding("cycle.safe", h.file.path, line, h.target, f"{h.target} does not import {h.importer}", details)
                 )
-                if details["complete"]:
+                # A new dependency of a new file rests on nothing that held before; a hoist or a
+                # new import in an existing module rests on the target never importing back.
+                if details["complete"] and h.file.before is not None:
                     safe_by_target.setdefault(h.target, []).append((h, ex))
         for target, items in sorted(safe_by_target.items()):
             if any(f.kind == "cycle.risk" and f.symbol == target for f in findings):
