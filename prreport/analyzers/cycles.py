@@ -155,7 +155,9 @@ def contract_texts(module: str, forbidden: list[str]) -> tuple[str, str]:
     """Ready-to-paste import-linter ``forbidden`` contract: (pyproject TOML, INI)."""
     name = f"{module} must not import {', '.join(forbidden)} (they import it at module level)"
     toml_list = ", ".join(f'"{m}"' for m in forbidden)
+    root = module.split(".")[0]
     toml = (
+        f'# needs root_packages = ["{root}"] (or root_package) under [tool.importlinter]\n'
         "[[tool.importlinter.contracts]]\n"
         f'name = "{name}"\n'
         'type = "forbidden"\n'
@@ -164,6 +166,7 @@ def contract_texts(module: str, forbidden: list[str]) -> tuple[str, str]:
     )
     ident = module.rsplit(".", 1)[-1].replace("_", "-")
     ini = (
+        f"# needs root_packages = {root} under [importlinter]\n"
         f"[importlinter:contract:{ident}-no-cycle]\n"
         f"name = {name}\n"
         "type = forbidden\n"
@@ -262,6 +265,7 @@ class CycleAnalyzer(Analyzer):
                         "module": target,
                         "module_path": index.path_of(target) or "",
                         "forbidden": forbidden,
+                        "root_package": target.split(".")[0],
                         "importers": importers,
                         "importer_modules": sorted({h.importer for h, _ in items}),
                         "contract": toml,
