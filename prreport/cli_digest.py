@@ -6,7 +6,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -36,6 +36,7 @@ Examples:
   prreport digest --repo ~/src/sglang --week 2026-W34
   prreport digest --github sgl-project/sglang --lang en,zh
   prreport digest --github OWNER/NAME --publish issue     (in Actions)
+  prreport digest --from-json out/digests/o-n/2026-W34.json --github o/n --publish issue
 """
 
 
@@ -69,6 +70,7 @@ def _show_progress() -> bool:
 @click.option("--cache-dir", metavar="DIR", help="Analysis cache (default: digest.cache_dir).")
 @click.option("--no-cache", is_flag=True, help="Analyse every PR again; read and write no cache.")
 @click.option("--publish", type=click.Choice(["issue"]), help="Also create or update this week's digest issue.")
+@click.option("--from-json", "from_json", metavar="FILE", help="Render (and --publish) a digest JSON written earlier; no analysis.")
 @click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
 @click.option("--quiet", "-q", is_flag=True, default=None, help="Do not print the Markdown digest on the terminal.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
@@ -86,6 +88,7 @@ def digest_cmd(
     cache_dir: str | None,
     no_cache: bool,
     publish: str | None,
+    from_json: str | None,
     config_path: str | None,
     quiet: bool | None,
     debug: bool,
@@ -94,7 +97,13 @@ def digest_cmd(
     from prreport.cli import _run
 
     def body() -> int:
-        from prreport.digest import render_digest, resolve_window, with_workers
+        from prreport.digest import (
+            load_digest_json,
+            render_digest,
+            render_digest_data,
+            resolve_window,
+            with_workers,
+        )
         from prreport.output import write_all
 
         if github_repo and repo:
@@ -113,26 +122,33 @@ def digest_cmd(
             # An explicit local repository wins over a [github] repo set in config.toml.
             config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
         config = with_workers(config, workers, cache_dir)
-        window = resolve_window(week, since, until)
         source = "github" if config.github.repo else "git"
         if publish and source != "github":
             raise ConfigError("--publish issue needs the GitHub repository: add --github OWNER/NAME")
         langs_used = lang_list or (config.report.lang,)
-        digest = _with_progress(config, window, source, not no_cache)
-        outputs = render_digest(digest, langs_used, format_list, Path(config.report.out_dir))
+        out = Path(config.report.out_dir)
+        if from_json:
+            if week or since or until:
+                raise ConfigError("--from-json takes the window from the file: drop --week/--since/--until")
+            data = load_digest_json(from_json)
+            outputs = render_digest_data(data, langs_used, format_list, out)
+        else:
+            digest = _with_progress(config, resolve_window(week, since, until), source, not no_cache)
+            data = digest.to_json()
+            outputs = render_digest(digest, langs_used, format_list, out)
+            t, s = digest.totals, digest.stats
+            click.echo(
+                f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
+                f"{t['not_analysed']} not analysed)",
+                err=True,
+            )
         write_all(outputs)
         if publish:
-            _publish(config, digest, langs_used[0], outputs)
+            _publish(config, data, langs_used[0], outputs)
         if not config.report.quiet:
             md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
             if md is not None:
                 click.echo(md, nl=False)
-        t, s = digest.totals, digest.stats
-        click.echo(
-            f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
-            f"{t['not_analysed']} not analysed)",
-            err=True,
-        )
         for p in outputs:
             click.echo(f"wrote {p}", err=True)
         return 0
@@ -167,17 +183,19 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
         return make_digest(config, window, source=source, cache=cache, on_start=on_start, on_progress=on_progress)
 
 
-def _publish(config: Config, digest: Digest, lang: str, outputs: dict[Path, str]) -> None:
+def _publish(config: Config, data: dict[str, Any], lang: str, outputs: dict[Path, str]) -> None:
+    """Create or update the window's digest issue from the rendered Markdown."""
     from prreport.digest import digest_paths
     from prreport.digest_publish import publish_digest_issue
     from prreport.render import render_digest_markdown
+    from prreport.series import parse_time
 
-    wanted = digest_paths(Path(config.report.out_dir), digest.repo, digest.window.label, lang)["md"]
-    markdown = outputs.get(wanted)
-    if markdown is None:
-        markdown = render_digest_markdown(digest.to_json(), lang)
+    label = data["window"]["label"]
+    wanted = digest_paths(Path(config.report.out_dir), data["repo"], label, lang)["md"]
+    markdown = outputs.get(wanted) or render_digest_markdown(data, lang)
+    since = parse_time(data["window"]["since"])
+    assert since is not None  # checked when the digest was built or loaded
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or ""
-    result = publish_digest_issue(
-        config.github, token, digest.repo, digest.window.label, digest.window.since, markdown, lang
-    )
+    repo = config.github.repo or data["repo"]
+    result = publish_digest_issue(config.github, token, repo, label, since, markdown, lang)
     click.echo(f"{result.action} issue #{result.number} {result.url}".rstrip(), err=True)

@@ -567,10 +567,16 @@ def digest_paths(out_dir: Path, repo: str, label: str, lang: str) -> dict[str, P
 
 def render_digest(digest: Digest, langs: Sequence[str], formats: Sequence[str], out_dir: Path) -> dict[Path, str]:
     """Every requested language and format as path -> text (nothing written yet)."""
-    data = digest.to_json()
+    return render_digest_data(digest.to_json(), langs, formats, out_dir)
+
+
+def render_digest_data(
+    data: dict[str, Any], langs: Sequence[str], formats: Sequence[str], out_dir: Path
+) -> dict[Path, str]:
+    """The same from a digest's JSON value (e.g. one saved by an earlier run)."""
     outputs: dict[Path, str] = {}
     for lang in langs:
-        paths = digest_paths(out_dir, digest.repo, digest.window.label, lang)
+        paths = digest_paths(out_dir, data["repo"], data["window"]["label"], lang)
         markdown = render_digest_markdown(data, lang)
         if "md" in formats:
             outputs[paths["md"]] = markdown
@@ -579,6 +585,23 @@ def render_digest(digest: Digest, langs: Sequence[str], formats: Sequence[str], 
         if "json" in formats:
             outputs[paths["json"]] = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     return outputs
+
+
+def load_digest_json(path: str | Path) -> dict[str, Any]:
+    """A digest JSON file written by ``prreport digest`` (checked for its schema)."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"--from-json: {p} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"--from-json: {p} is not a readable digest JSON file ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != DIGEST_SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else None
+        raise ConfigError(f"--from-json: {p} has schema {found!r}, not {DIGEST_SCHEMA!r} (give the <week>.json of a digest)")
+    if parse_time(str(data.get("window", {}).get("since", ""))) is None or not data.get("repo"):
+        raise ConfigError(f"--from-json: {p} has no repo or window: write it again with prreport digest")
+    return data
 
 
 def with_workers(config: Config, workers: int | None, cache_dir: str | None) -> Config:

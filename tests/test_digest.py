@@ -322,6 +322,13 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path):
     third = run_cli(*args[:-1], "--lang", "zh", "-q", cwd=tmp_path, env=env)  # a different body: edited in place
     assert third.returncode == 0, third.stderr
     assert "updated issue #" in third.stderr
+    # The publish step of the workflow: the saved JSON, rendered again, is the same issue body.
+    saved = tmp_path / "out" / "digests" / "acme-widgets" / f"{WEEK}.json"
+    fourth = run_cli("digest", "--from-json", str(saved), "--github", "acme/widgets", "--github-api-url", gh_server.url,
+                     "--publish", "issue", "--lang", "zh", "--format", "md", "--out", str(tmp_path / "again"), "-q",
+                     cwd=tmp_path, env=env)
+    assert fourth.returncode == 0, fourth.stderr
+    assert "unchanged issue #" in fourth.stderr
     (issue,) = [i for i in issues_of(gh_server, "acme/widgets") if i["body"].startswith("<!-- prreport:digest")]
     assert issue["body"].startswith("<!-- prreport:digest repo=acme/widgets window=2026-W34 -->\n")
     assert "# 每周摘要" in issue["body"] and issue["author"] == "digest-bot"
@@ -338,3 +345,28 @@ def test_issue_body_fits_the_size_limit():
     assert body.startswith("<!-- prreport:digest repo=o/r window=2026-W34 -->\n# Weekly digest")
     assert "the `digest` artifact" in body.rstrip().splitlines()[-1]
     assert "@someone" not in body  # mentions never notify from a digest
+
+
+def test_weekly_workflow_is_scheduled_off_minute_with_least_privilege():
+    import shutil
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    wf = root / ".github" / "workflows" / "weekly-digest.yml"
+    text = wf.read_text(encoding="utf-8")
+    (cron,) = re.findall(r'cron:\s*"([^"]+)"', text)
+    minute, hour = cron.split()[:2]
+    assert minute.isdigit() and int(minute) not in (0, 15, 30, 45) and hour.isdigit()
+    assert "workflow_dispatch:" in text and "\npermissions: {}\n" in text
+    code = "\n".join(line.split("#", 1)[0].rstrip() for line in text.splitlines())
+    digest_job, publish_job = code.split("\n  digest:\n", 1)[1].split("\n  publish:\n", 1)
+    assert "write" not in digest_job  # reading PRs needs no write access
+    assert re.findall(r"\b[\w-]+: write\b", publish_job) == ["issues: write"]
+    assert "--from-json" in publish_job  # the window comes from the digest's data
+    exe = Path(sys.executable).parent / "zizmor"
+    zizmor = str(exe) if exe.exists() else shutil.which("zizmor")
+    if not zizmor:
+        pytest.fail("zizmor is not installed; install the test extras: pip install -e '.[test]'")
+    res = subprocess.run([zizmor, "--offline", "--min-severity", "high", str(wf)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
