@@ -48,6 +48,10 @@ def _bindings(stmt: ast.Import | ast.ImportFrom, top: bool) -> Iterator[ImportBi
             yield ImportBinding(stmt.module or "", stmt.level, a.name, a.asname or "", bound, line, stmt.lineno, top)
 
 
+# try/except and (3.11+) try/except*: the same fields.
+_TRY: tuple[type[ast.Try], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+
+
 def module_level_imports(tree: ast.Module) -> list[ImportBinding]:
     """Imports executed when the module is imported: not in functions, not under TYPE_CHECKING.
 
@@ -68,7 +72,7 @@ def module_level_imports(tree: ast.Module) -> list[ImportBinding]:
                 walk(st.orelse, False)
             elif isinstance(st, ast.ClassDef):
                 walk(st.body, False)
-            elif isinstance(st, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            elif isinstance(st, _TRY):
                 walk(st.body, False)
                 for h in st.handlers:
                     walk(h.body, False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -75,7 +76,7 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
     return out
 
 
-def _load(bundle: PullRequestBundle, sources: SourceFiles, path: str):  # type: ignore[no-untyped-def]
+def _load(bundle: PullRequestBundle, sources: SourceFiles, path: str) -> tuple[ast.Module | None, bool]:
     """(tree or None, fetched?) for a file at head: a changed file's after side or a context file."""
     f = bundle.file(path)
     if f is not None and f.after is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -351,7 +352,7 @@ class NameAnalyzer(Analyzer):
             tree = sources.tree(f.path, "after")
             if tree is None:
                 continue
-            module = sources.memo(f.path, "after", "scopes", lambda t=tree: scopes(t))
+            module: _Scope = sources.memo(f.path, "after", "scopes", functools.partial(scopes, tree))
             findings.extend(self._unresolved(f, sources, module))
             findings.extend(self._unused(f, sources, tree, module))
         return sorted(findings, key=Finding.sort_key)
