@@ -220,6 +220,18 @@ def test_imports_hoisted_out_of_handlers_and_match_cases_keep_behaviour(tmp_path
     assert not _kind(result, "behavior.changed")
 
 
+def test_a_property_setter_is_compared_with_its_own_counterpart(tmp_path):
+    before = (
+        "class C:\n    @property\n    def x(self):\n        return self._x\n\n"
+        "    @x.setter\n    def x(self, v):\n        import math\n\n        self._x = math.floor(v)\n"
+    )
+    after = "import math\n\n\n" + before.replace("        import math\n\n", "")
+    result = _pr(tmp_path / "same", {"m.py": before}, {"m.py": after})
+    assert [(f.symbol, f.details["before_line"]) for f in _kind(result, "behavior.unchanged")] == [("C.x", 6)]
+    changed = _pr(tmp_path / "changed", {"m.py": before}, {"m.py": after.replace("floor", "ceil")})
+    assert [(f.symbol, f.line) for f in _kind(changed, "behavior.changed")] == [("C.x", 9)]
+
+
 def test_a_change_inside_a_nested_function_changes_the_enclosing_one(tmp_path):
     before = (
         "def outer():\n    def inner(x):\n        import math\n\n        return math.floor(x)\n\n"

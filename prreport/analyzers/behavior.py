@@ -30,7 +30,8 @@ class _Def:
     start: int
     end: int
     node: ast.FunctionDef | ast.AsyncFunctionDef
-    parent: str  # qualname of the enclosing function ("" when none)
+    parent: str  # key of the enclosing function ("" when none)
+    key: str = ""  # the qualname, with "#2", "#3"... for redefinitions (property setters)
 
 
 def _children(stmt: ast.AST) -> Iterator[ast.stmt]:
@@ -61,9 +62,13 @@ def functions(tree: ast.Module) -> _Index:
         st, prefix, parent = stack.pop()
         if isinstance(st, _FUNCTIONS):
             qual = prefix + st.name
+            key, n = qual, 1
+            while key in out:
+                n += 1
+                key = f"{qual}#{n}"
             start = min([st.lineno, *(d.lineno for d in st.decorator_list)])
-            out.setdefault(qual, _Def(qual, start, st.end_lineno or st.lineno, st, parent))
-            stack.extend((s, f"{qual}.<locals>.", qual) for s in reversed(st.body))
+            out[key] = _Def(qual, start, st.end_lineno or st.lineno, st, parent, key)
+            stack.extend((s, f"{key}.<locals>.", key) for s in reversed(st.body))
         elif isinstance(st, ast.ClassDef):
             qual = prefix + st.name
             stack.extend((s, f"{qual}.", parent) for s in reversed(st.body))
@@ -191,16 +196,17 @@ class BehaviorAnalyzer(Analyzer):
         kids_new = _nested(new, common)
         same_of: dict[str, bool] = {}
         # Innermost first, so an enclosing function can reuse its nested functions' results.
-        for qual in sorted(common, key=lambda q: (-q.count("."), q)):
-            a, b = old.functions[qual], new.functions[qual]
+        for key in sorted(common, key=lambda q: (-q.count("."), q)):
+            a, b = old.functions[key], new.functions[key]
+            qual = b.qualname
             gone = removed[bisect.bisect_left(removed, a.start) : bisect.bisect_right(removed, a.end)]
             came = added[bisect.bisect_left(added, b.start) : bisect.bisect_right(added, b.end)]
             if not gone and not came:
                 continue
-            same = _same_through_nested(qual, gone, came, old, new, kids_old, kids_new, same_of)
+            same = _same_through_nested(key, gone, came, old, new, kids_old, kids_new, same_of)
             if same is None:
                 same = signature(a.node, old.import_starts) == signature(b.node, new.import_starts)
-            same_of[qual] = same
+            same_of[key] = same
             details = {
                 "before_line": a.start,
                 "after_line": b.start,
@@ -225,7 +231,7 @@ def _nested(index: _Index, common: set[str]) -> dict[str, list[_Def]]:
     """Directly nested functions (present on both sides) of each function, in source order."""
     out: dict[str, list[_Def]] = {}
     for d in index.functions.values():
-        if d.parent and d.qualname in common:
+        if d.parent and d.key in common:
             out.setdefault(d.parent, []).append(d)
     for kids in out.values():
         kids.sort(key=lambda d: d.start)
@@ -248,13 +254,13 @@ def _same_through_nested(
     equal exactly when each nested function that changed is equal (and their order is kept).
     """
     ko, kn = kids_old.get(qual, []), kids_new.get(qual, [])
-    if not ko or [d.qualname for d in ko] != [d.qualname for d in kn]:
+    if not ko or [d.key for d in ko] != [d.key for d in kn]:
         return None
     if not all(any(d.start <= n <= d.end for d in ko) for n in gone):
         return None
     if not all(any(d.start <= n <= d.end for d in kn) for n in came):
         return None
-    touched = [d.qualname for d in ko if d.qualname in same_of]
+    touched = [d.key for d in ko if d.key in same_of]
     if not all(same_of[q] for q in touched):
         return None  # let the full comparison compute the residual
     return True
