@@ -99,6 +99,8 @@ def test_rerun_of_stale_answers_is_all_304s(server, tmp_path):
     # Context files came by GraphQL on the first run and from the content store now.
     assert server.count >= cold - 3 and server.count == server.not_modified, server.paths()
     assert server.rate_remaining == remaining
+    for p in (tmp_path / "cache").rglob("*"):
+        assert not p.is_file() or TOKEN.encode() not in p.read_bytes(), p
 
 
 def test_no_cache_writes_no_cache_and_refetches(server, tmp_path):
@@ -244,6 +246,34 @@ def test_rate_limit_wait_within_the_bound_is_waited_out(server, tmp_path, monkey
     bundle = _fetch(server, tmp_path, monkeypatch, SEED, 35980, max_rate_limit_wait=30)
     assert bundle.pr.number == 35980
     assert [r.status for r in server.requests[:2]] == [403, 200]
+
+
+def test_without_a_token_context_files_come_one_by_one(tmp_path, seed_repo):
+    with GitHubServer(token=None) as srv:
+        proc = _gh_cli(srv, tmp_path, "--format", "json", env={"GITHUB_TOKEN": "", "GH_TOKEN": ""})
+        assert proc.returncode == 0, proc.stderr
+        assert not [r for r in srv.requests if r.authorization or r.method == "POST"]
+        assert [r for r in srv.requests if "/git/blobs/" in r.path]
+    with_token = load_json(tmp_path / "out" / "sgl-project-sglang-pr-35980.json")
+    repo, _b, _s = seed_repo
+    git = run_cli("35980", "--repo", str(repo.path), "--format", "json", "--out", str(tmp_path / "git"), "-q")
+    assert git.returncode == 0, git.stderr
+    assert with_token["findings"] == load_json(tmp_path / "git" / "sgl-project-sglang-pr-35980.json")["findings"]
+
+
+def test_graphql_failure_falls_back_to_rest(server, tmp_path, monkeypatch):
+    server.route("POST", r"/graphql", lambda s, q, m: (200, {"errors": [{"message": "GraphQL is disabled"}]}))
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    src = GitHubSource("35980", GitHubConfig(repo=SEED, api_url=server.url, cache_dir=str(tmp_path / "c")))
+    try:
+        src.fetch()
+        path = "python/sglang/srt/disaggregation/common/staging_handler.py"
+        texts = src.fetch_context([path, "no/such/file.py"])
+    finally:
+        src.close()
+    assert texts[path] and "def handle_watermark_msg" in texts[path]
+    assert texts["no/such/file.py"] is None
+    assert [r for r in server.requests if "/git/blobs/" in r.path]
 
 
 def test_fixtures_are_up_to_date(tmp_path):

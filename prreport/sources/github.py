@@ -128,6 +128,7 @@ class GitHubSource:
         self._texts: dict[str, str | None] = {}
         self._notes: list[str] = []
         self._content_dir: Path | None = None
+        self._graphql_ok = True
 
     # -- connection and errors ---------------------------------------------------------
 
@@ -172,8 +173,8 @@ class GitHubSource:
         return self._gh
 
     @contextlib.contextmanager
-    def _calls(self, what: str) -> Iterator[None]:
-        """Turn PyGithub and network failures into one-line GitHubErrors."""
+    def _calls(self, what: str, missing: str | None = None) -> Iterator[None]:
+        """Turn PyGithub and network failures into one-line GitHubErrors (``missing``: the 404 text)."""
         where = f"{self.repo_name} PR #{self.number}"
         try:
             yield
@@ -189,11 +190,16 @@ class GitHubSource:
                 "set a valid GITHUB_TOKEN or GH_TOKEN"
             ) from None
         except UnknownObjectException:
-            raise self._not_found(what) from None
+            raise (GitHubError(missing) if missing else self._not_found(what)) from None
         except GithubException as exc:
             raise self._status_error(exc.status, _message(exc.data), what) from None
         except requests.exceptions.RetryError as exc:
             status = _status_of(exc)
+            if status == 403:  # GithubRetry retries a 403 only when it is a rate limit
+                raise GitHubError(
+                    f"GitHub API rate limit exhausted while {what} for {where} and retries used up "
+                    f"(github.retries = {self.config.retries}): rerun after the limit resets"
+                ) from None
             raise self._status_error(status, "", what) from None
         except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as exc:
             if "timed out" in str(exc).lower() or isinstance(exc, requests.exceptions.Timeout):
@@ -253,16 +259,17 @@ class GitHubSource:
 
     def _contents_at(self, path: str, ref: str, what: str) -> bytes | None:
         """A file at ``ref`` through the contents API (the blobs API for files over 1 MB)."""
-        try:
-            with self._calls(what):
+        with self._calls(what, missing=f"{path} is missing at the base {ref[:12]} of {self.repo_name} PR #{self.number}"):
+            try:
                 cf = self._repo_obj().get_contents(path, ref=ref)
-                if isinstance(cf, list):
-                    return None
-                if cf.encoding == "none" or (cf.size or 0) > 1_000_000:
-                    return self._blob(cf.sha, what)
-                return cf.decoded_content
-        except GitHubError:
-            return None
+            except UnknownObjectException:
+                self._notes.append(f"{path}: not found at the base {ref[:12]}; its before text is missing")
+                return None
+            if isinstance(cf, list):
+                return None
+            if cf.encoding == "none" or (cf.size or 0) > 1_000_000:
+                return self._blob(cf.sha, what)
+            return cf.decoded_content
 
     def _file_change(self, f: Any, base_sha: str) -> FileChange:
         status = _STATUS.get(f.status, f.status)
@@ -297,16 +304,15 @@ class GitHubSource:
             if patch is not None:
                 before = reverse_apply("", patch, adds, dels)
             if before is None:
-                data = self._blob(f.sha, what)
-                before, binary, note = _decode(data)
+                before, binary, note = _decode(self._blob(f.sha, what))
         elif after is not None and patch is not None:
             before = reverse_apply(after, patch, adds, dels)
         elif after is not None and f.changes == 0:
             before = after  # a pure rename or copy
         if before is None and status not in ("added",) and not binary and after is not None:
-            data = self._contents_at(old_path or path, base_sha, f"reading {old_path or path} at the base")
-            if data is not None:
-                before, is_bin, why = _decode(data)
+            base_data = self._contents_at(old_path or path, base_sha, f"reading {old_path or path} at the base")
+            if base_data is not None:
+                before, is_bin, why = _decode(base_data)
                 binary = binary or is_bin
                 note = note or why
         if binary:
@@ -475,7 +481,7 @@ class GitHubSource:
     def _soft(self, what: str, call: Any) -> Any:
         """Related-PR lookups are optional: a failure (other than auth) becomes a source note."""
         try:
-            with self._calls(what):
+            with self._calls(what, missing=f"{what}: not found"):
                 return call()
         except GitHubError as exc:
             if "rejected the token" in str(exc):
@@ -505,12 +511,21 @@ class GitHubSource:
                     result[p] = stored[0]
                 else:
                     missing.append(p)
-        if missing and self._token:
-            for start in range(0, len(missing), _GRAPHQL_BATCH):
-                batch = missing[start : start + _GRAPHQL_BATCH]
-                result.update(self._graphql_texts(batch))
-        elif missing:
+        if missing and self._token and self._graphql_ok:
+            try:
+                for start in range(0, len(missing), _GRAPHQL_BATCH):
+                    batch = missing[start : start + _GRAPHQL_BATCH]
+                    result.update(self._graphql_texts(batch))
+                missing = []
+            except GitHubError as exc:
+                if "rejected the token" in str(exc) or "rate limit" in str(exc):
+                    raise
+                # Some servers or tokens have no GraphQL: fall back to one REST request per file.
+                self._graphql_ok = False
+        if missing:
             for p in missing:
+                if p in result:
+                    continue
                 text, _, _ = _decode(self._blob(self._tree[p].sha, f"reading {p}"))
                 result[p] = text
                 self._store(p, text)
