@@ -23,7 +23,7 @@ from typing import Any
 from prreport import __version__
 from prreport.analyzers import SourceFiles
 from prreport.bundle import PullRequestBundle, to_jsonable
-from prreport.config import Config
+from prreport.config import Config, GitConfig
 from prreport.errors import ConfigError, OutputError, PrreportError
 from prreport.output import write_atomic
 from prreport.pipeline import analyse, gather
@@ -143,17 +143,21 @@ class MergedPR:
     ref: str = ""  # the squash/merge commit (git source); "" for GitHub
     author: str = ""
     url: str = ""
+    # What fixes the bundle's content before fetching it (git: commit and parent SHAs, which
+    # hash every file's text); "" when only the fetched bundle can tell (GitHub).
+    content: str = ""
 
 
-def discover_git(repo_path: str, window: Window) -> tuple[str, list[MergedPR]]:
+def discover_git(config: GitConfig, window: Window) -> tuple[str, list[MergedPR]]:
     """Repository name and the ``(#N)`` squash/merge commits on HEAD's first-parent line in the window."""
-    git = GitRepo(repo_path)
+    git = GitRepo(config.repo)
     try:
         # git's --since prunes the walk cheaply; a day of slack covers clock skew, the exact
         # bounds are applied below on the committer date (when the PR landed on the branch).
         slack = _iso(window.since - timedelta(days=1))
         entries = git_log(git, ["--first-parent", f"--since={slack}", "HEAD"])
         name = repo_name(git)
+        origin = (git.run(["config", "--get", "remote.origin.url"], check=False) or "").strip()
     finally:
         git.close()
     found: dict[int, MergedPR] = {}
@@ -161,7 +165,10 @@ def discover_git(repo_path: str, window: Window) -> tuple[str, list[MergedPR]]:
         number = e.pr_number
         if number is None or number in found or not window.contains(parse_time(e.date)):
             continue
-        found[number] = MergedPR(number, _pr_title(e), e.date, e.sha, e.author)
+        # A commit SHA is a hash of its whole tree and message, its parents' of theirs: together
+        # they fix every byte the git source puts in the bundle (the origin fixes the URLs).
+        content = json.dumps(["git", name, origin, e.sha, list(e.parents), config.max_file_bytes])
+        found[number] = MergedPR(number, _pr_title(e), e.date, e.sha, e.author, content=content)
     return name, sorted(found.values(), key=lambda p: (parse_time(p.merged_at) or window.since, p.number))
 
 
@@ -197,6 +204,15 @@ def cache_key(bundle: PullRequestBundle, config: Config, fingerprint: str) -> st
     # Related-PR candidates change whenever later PRs merge; the facts do not use them, and
     # keeping them out lets overlapping windows reuse older results.
     data.pop("related", None)
+    return _key(data, config, fingerprint)
+
+
+def content_key(content: str, config: Config, fingerprint: str) -> str:
+    """The cache key of a PR whose content is known before fetching (see ``MergedPR.content``)."""
+    return _key({"content": content}, config, fingerprint)
+
+
+def _key(data: Any, config: Config, fingerprint: str) -> str:
     payload = {
         "bundle": data,
         "version": __version__,
@@ -347,7 +363,10 @@ def run_job(job: Job) -> Outcome:
         try:
             bundle = source.fetch()
             cache = AnalysisCache(job.cache_dir or None)
-            key = cache_key(bundle, job.config, job.fingerprint)
+            if job.pr.content:
+                key = content_key(job.pr.content, job.config, job.fingerprint)
+            else:
+                key = cache_key(bundle, job.config, job.fingerprint)
             cached = cache.get(key)
             if cached is not None:
                 cached.pop("key", None)
@@ -540,14 +559,30 @@ def make_digest(
         merged = merged_in_window(config.github, window.since, window.until, per_page=page_size)
         found = [MergedPR(m.number, m.title, m.merged_at, "", m.author, m.url) for m in merged]
     else:
-        repo, found = discover_git(config.git.repo, window)
+        repo, found = discover_git(config.git, window)
     cache_dir = config.digest.cache_dir if cache else ""
     fingerprint = code_fingerprint()
-    jobs = [Job(pr, config, source, cache_dir, fingerprint) for pr in found]
     if on_start:
-        on_start(len(jobs))
-    outcomes = run_jobs(jobs, config.digest.workers, on_progress)
-    return build_digest(repo, source, window, outcomes)
+        on_start(len(found))
+    # PRs whose content is known up front are looked up here: a warm run starts no worker.
+    store = AnalysisCache(cache_dir or None)
+    done: dict[int, Outcome] = {}
+    for pr in found:
+        hit = store.get(content_key(pr.content, config, fingerprint)) if pr.content else None
+        if hit is not None:
+            hit.pop("key", None)
+            done[pr.number] = Outcome(pr, hit, cached=True)
+            if on_progress:
+                on_progress(len(done), len(found), done[pr.number])
+    jobs = [Job(pr, config, source, cache_dir, fingerprint) for pr in found if pr.number not in done]
+
+    def progress(count: int, total: int, outcome: Outcome) -> None:
+        if on_progress:
+            on_progress(len(done) + count, len(found), outcome)
+
+    for outcome in run_jobs(jobs, config.digest.workers, progress):
+        done[outcome.pr.number] = outcome
+    return build_digest(repo, source, window, [done[pr.number] for pr in found])
 
 
 # --- outputs ----------------------------------------------------------------------------
