@@ -299,7 +299,7 @@ def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     pr = model_json["pr"]
     summary = model_json["summary"]
     kind_counts = {str(k): int(v) for k, v in (summary.get("kind_counts") or {}).items()}
-    risks = [
+    risks: list[dict[str, Any]] = [
         {"id": str(r.get("id", "")), "severity": str(r.get("severity", "medium")), "evidence": len(r.get("evidence") or ())}
         for r in model_json.get("risks") or ()
     ]
@@ -500,7 +500,7 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
     for o in outcomes:
         if o.facts is None:
             groups.setdefault(series_of(o.pr.title), []).append({"number": o.pr.number, "verdict": "not-analysed"})
-    series = [
+    series: list[dict[str, Any]] = [
         {
             "key": key,
             "count": len(members),
@@ -519,7 +519,7 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
             by_tag.setdefault((r["id"], r["severity"]), []).append(
                 {"number": p["number"], "title": p["title"], "url": p["url"], "evidence": r["evidence"]}
             )
-    risks = [
+    risks: list[dict[str, Any]] = [
         {"id": rid, "severity": sev, "count": len(members), "prs": members}
         for (rid, sev), members in by_tag.items()
     ]
