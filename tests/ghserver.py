@@ -60,7 +60,7 @@ class GitHubState:
 
 @dataclass
 class Fault:
-    """An injected failure: ``kind`` is 401, 403, rate-limit, 500 or slow."""
+    """An injected failure: ``kind`` is 401, 403, rate-limit, secondary-rate-limit, 500 or slow."""
 
     kind: str
     match: str = ""  # only requests whose path contains this
@@ -222,6 +222,9 @@ class GitHubServer:
             hdrs["X-RateLimit-Remaining"] = "0"
             msg = "API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID."
             return 403, {"message": msg, "documentation_url": "https://docs.github.com/rest/rate-limit"}, hdrs
+        elif fault and fault.kind == "secondary-rate-limit":
+            hdrs = dict(base, **{"Retry-After": "3600"})
+            return 403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}, hdrs
         elif fault and fault.kind == "403":
             return 403, {"message": "Resource not accessible by integration"}, base
         elif fault and fault.kind == "500":

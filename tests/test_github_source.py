@@ -191,6 +191,18 @@ def test_injected_faults_give_one_line_errors(server, tmp_path, kind, match, exp
         assert server.count == 2  # one retry, then give up
 
 
+def test_retry_after_is_waited_at_most_the_configured_time(server, tmp_path):
+    import time
+
+    server.inject("secondary-rate-limit")
+    env = {"PRREPORT_GITHUB_RETRIES": "1", "PRREPORT_GITHUB_MAX_RATE_LIMIT_WAIT": "1"}
+    start = time.monotonic()
+    proc = _gh_cli(server, tmp_path, env=env)
+    assert time.monotonic() - start < 60  # "Retry-After: 3600" was not obeyed
+    _assert_clean_failure(proc, tmp_path, "rate limit exhausted")
+    assert server.count == 2
+
+
 def test_fault_later_in_the_run_leaves_no_output(server, tmp_path):
     server.inject("500", match="/check-runs")
     proc = _gh_cli(server, tmp_path, "--format", "md,json", env={"PRREPORT_GITHUB_RETRIES": "0"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import inspect
 import itertools
 import json
 import logging
@@ -30,6 +31,7 @@ from github.GithubException import (
     RateLimitExceededException,
     UnknownObjectException,
 )
+from urllib3.util.retry import Retry
 
 from prreport import __version__
 from prreport.bundle import (
@@ -141,13 +143,18 @@ class GitHubSource:
         scheme = urlsplit(self.api_url).scheme
         if scheme not in ("http", "https"):
             raise GitHubError(f"github.api_url must be an http(s) URL, got {self.api_url!r} (--github-api-url)")
+        wait = self.config.max_rate_limit_wait
+        retry_kw: dict[str, Any] = {}
+        if "retry_after_max" in inspect.signature(Retry.__init__).parameters:
+            retry_kw["retry_after_max"] = wait  # urllib3 >= 2.5 caps Retry-After sleeps
         retry = GithubRetry(
             total=self.config.retries,
             backoff_factor=0.5,
             backoff_max=10,
             # Never sleep longer than configured for a rate limit: raise instead.
-            max_rate_limit_wait=self.config.max_rate_limit_wait,
-            secondary_rate_wait=min(60, self.config.max_rate_limit_wait),
+            max_rate_limit_wait=wait,
+            secondary_rate_wait=min(60, wait),
+            **retry_kw,
         )
         self._gh = Github(
             auth=Auth.Token(self._token) if self._token else None,
