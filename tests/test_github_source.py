@@ -144,6 +144,21 @@ def test_file_without_patch_fetches_its_base_and_deleted_file_is_rebuilt(server,
     assert not [p for p in server.paths() if "old.py" in p]
 
 
+def test_contents_without_content_falls_back_to_the_blobs_api(server, tmp_path, monkeypatch):
+    from tests import ghserver
+
+    def over_1mb(s, q, m):  # what GitHub answers for a file over 1 MB
+        status, payload = ghserver._contents(s, q, m)
+        return status, dict(payload, encoding="none", content="") if status == 200 else payload
+
+    server.route("GET", ghserver._R + r"/contents/(?P<path>.+)", over_1mb)
+    bundle = _fetch(server, tmp_path, monkeypatch, "o/r", 103)
+    big = bundle.file("pkg/big.py")
+    assert big and big.before and "return x + 7\n" in big.before
+    contents = [i for i, p in enumerate(server.paths()) if "/contents/pkg/big.py" in p]
+    assert contents and "/git/blobs/" in server.paths()[contents[0] + 1]
+
+
 def test_reverse_apply_rebuilds_every_fixture_base():
     checked = 0
     for name in ("sgl-project__sglang.json", "o__r.json"):

@@ -55,7 +55,6 @@ _STATUS = {"removed": "deleted", "changed": "modified", "unchanged": "modified"}
 _FILES_CAP = 3000  # GitHub lists at most 3000 files of a PR
 _COMMITS_CAP = 250  # and at most 250 commits
 _MAX_TEXT = 1_048_576  # same limit as the git source: larger files are noted, not analysed
-_BLOB_LIMIT = 100 * 1_048_576
 _RELATED_MAX = 12
 _SAME_FILES_PATHS = 1  # "same files recently": the most-changed path only (request budget N + 12)
 _REFERENCED_MAX = 5
@@ -298,7 +297,8 @@ class GitHubSource:
                 return FileChange(path, status, 0, 0, old_path, False, None, None if status == "added" else "", "")
             return FileChange(path, status, 0, 0, old_path, True, None, None, None)
         if status != "deleted":
-            if entry is not None and entry.size > _BLOB_LIMIT:
+            if entry is not None and entry.size > _MAX_TEXT:
+                # The git source's limit: such a file is noted, not analysed, so not fetched.
                 note = f"too large ({entry.size} bytes > {_MAX_TEXT})"
             else:
                 data = self._blob(f.sha, what) if (entry is None or entry.size) else b""
