@@ -329,9 +329,30 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path):
                      cwd=tmp_path, env=env)
     assert fourth.returncode == 0, fourth.stderr
     assert "unchanged issue #" in fourth.stderr
-    (issue,) = [i for i in issues_of(gh_server, "acme/widgets") if i["body"].startswith("<!-- prreport:digest")]
+    marker = "<!-- prreport:digest repo=acme/widgets window=2026-W34 -->"
+    (issue,) = [i for i in issues_of(gh_server, "acme/widgets") if i["body"].startswith(marker)]
     assert issue["body"].startswith("<!-- prreport:digest repo=acme/widgets window=2026-W34 -->\n")
     assert "# 每周摘要" in issue["body"] and issue["author"] == "digest-bot"
+
+
+def test_publish_never_edits_someone_elses_marked_issue(gh_server):
+    from prreport.config import GitHubConfig
+    from prreport.digest_publish import issue_marker, publish_digest_issue
+    from tests.ghserver_issues import issues_of
+
+    label = "2026-W30"
+    planted = {"number": 900, "title": "look here", "body": issue_marker("acme/widgets", label) + "\nnot ours",
+               "author": "mallory", "created_at": "2026-07-27T10:00:00Z", "updated_at": "2026-07-27T10:00:00Z"}
+    gh_server.state.repos["acme/widgets"].setdefault("issues", []).append(planted)
+    config = GitHubConfig(repo="acme/widgets", api_url=gh_server.url, cache=False)
+    since = datetime(2026, 7, 20, tzinfo=timezone.utc)
+    result = publish_digest_issue(config, TOKEN, "acme/widgets", label, since, "# Weekly digest\n")
+    assert result.action == "created" and result.number != 900
+    assert planted["body"].endswith("not ours")
+    again = publish_digest_issue(config, TOKEN, "acme/widgets", label, since, "# Weekly digest\n\nmore\n")
+    assert (again.action, again.number) == ("updated", result.number)
+    ours = [i for i in issues_of(gh_server, "acme/widgets") if i["body"].startswith(issue_marker("acme/widgets", label))]
+    assert sorted(i["author"] for i in ours) == ["digest-bot", "mallory"]
 
 
 def test_issue_body_fits_the_size_limit():
