@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import sys
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -164,7 +165,9 @@ class _Hoist(cst.CSTTransformer):
                 self.removed = True
                 drop_next_blanks = not body  # it opened the block: no blank line before the rest
                 continue
-            if drop_next_blanks:
+            if drop_next_blanks and isinstance(
+                upd, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+            ):
                 lines = list(upd.leading_lines)
                 while lines and _is_blank(lines[0]):
                     lines.pop(0)
@@ -204,13 +207,13 @@ class _Hoist(cst.CSTTransformer):
         comments = [ln for ln in self.target.leading_lines if not _is_blank(ln)]
         new = self.target.with_changes(leading_lines=comments)
         group = _group(stmt)
-        same = [i for i in region if _group(body[i].body[0]) == group]  # type: ignore[attr-defined]
-        earlier = [i for i in region if _group(body[i].body[0]) <= group]  # type: ignore[attr-defined]
-        later = [i for i in same if _order(body[i].body[0]) > _order(stmt)]  # type: ignore[attr-defined]
+        same = [i for i in region if _group(_small(body[i])) == group]
+        earlier = [i for i in region if _group(_small(body[i])) <= group]
+        later = [i for i in same if _order(_small(body[i])) > _order(stmt)]
         if later:
             # isort order inside the group; the group's leading blank lines/comments stay on top
             at = later[0]
-            first = body[at]
+            first = cast(cst.SimpleStatementLine, body[at])
             body[at] = first.with_changes(leading_lines=[])
             new = new.with_changes(leading_lines=[*first.leading_lines, *comments])
         elif same or earlier or region:
@@ -219,6 +222,11 @@ class _Hoist(cst.CSTTransformer):
             at = 1 if body and _is_docstring(body[0]) else 0
         body.insert(at, new)
         return updated.with_changes(body=body)
+
+
+def _small(stmt: cst.BaseStatement) -> cst.BaseSmallStatement:
+    """First small statement of an import line (import-block entries are simple lines)."""
+    return cast(cst.SimpleStatementLine, stmt).body[0]
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:

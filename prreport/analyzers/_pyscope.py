@@ -192,24 +192,19 @@ class _Walker:
                         st.orelse, scope, in_func, (*ctx, Guard("else", header, st.lineno, st))
                     )
             elif isinstance(st, ast.Try) or type(st).__name__ == "TryStar":
-                types = [_handler_types(self.src, h) for h in st.handlers]  # type: ignore[attr-defined]
+                tr: Any = st  # ast.Try or ast.TryStar (3.11+): same fields
+                types = [_handler_types(self.src, h) for h in tr.handlers]
                 text = "try" + (f" / except {', '.join(t or '*' for t in types)}" if types else "")
-                self._block(st.body, scope, in_func, (*ctx, Guard("try", text, st.lineno, st)))  # type: ignore[attr-defined]
-                for h, t in zip(st.handlers, types, strict=True):  # type: ignore[attr-defined]
-                    self._block(
-                        h.body,
-                        scope,
-                        in_func,
-                        (*ctx, Guard("except", f"except {t}".strip(), h.lineno, h)),
-                    )
-                if st.orelse:  # type: ignore[attr-defined]
-                    self._block(
-                        st.orelse, scope, in_func, (*ctx, Guard("try", "try-else", st.lineno, st))
-                    )  # type: ignore[attr-defined]
-                if st.finalbody:  # type: ignore[attr-defined]
-                    self._block(
-                        st.finalbody, scope, in_func, (*ctx, Guard("try", "finally", st.lineno, st))
-                    )  # type: ignore[attr-defined]
+                self._block(tr.body, scope, in_func, (*ctx, Guard("try", text, st.lineno, st)))
+                for h, t in zip(tr.handlers, types, strict=True):
+                    guard = Guard("except", f"except {t}".strip(), h.lineno, h)
+                    self._block(h.body, scope, in_func, (*ctx, guard))
+                if tr.orelse:
+                    guard = Guard("try", "try-else", st.lineno, st)
+                    self._block(tr.orelse, scope, in_func, (*ctx, guard))
+                if tr.finalbody:
+                    guard = Guard("try", "finally", st.lineno, st)
+                    self._block(tr.finalbody, scope, in_func, (*ctx, guard))
             elif isinstance(st, (ast.With, ast.AsyncWith)):
                 text = "with " + ", ".join(
                     seg(i.context_expr) + (f" as {seg(i.optional_vars)}" if i.optional_vars else "")
@@ -243,7 +238,7 @@ class _Indexer(_Walker):
         super().__init__(src)
         self.imports: list[ImportBinding] = []
         self.loop_imports: dict[int, list[int]] = {}
-        self.loops: list[tuple[ast.stmt, str, tuple[Guard, ...]]] = []
+        self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, str, tuple[Guard, ...]]] = []
         self.scopes: dict[str, tuple[int, int]] = {}
 
     def on_scope(self, qualname: str, st: ast.stmt) -> None:
@@ -314,7 +309,7 @@ def index(tree: ast.Module, text: str) -> ScopeIndex:
             st.end_lineno or st.lineno,
             tuple(ix.loop_imports[id(st)]),
             ctx,
-        )  # type: ignore[arg-type]
+        )
         for st, scope, ctx in ix.loops
     )
     return ScopeIndex(tuple(ix.imports), loops, ix.scopes)
@@ -382,9 +377,9 @@ class _CallFinder(_Walker):
         ):
             return
         for expr in _header_exprs(st):
-            first = getattr(expr, "lineno", None)
-            if first is not None and not any(
-                n in hits for n in range(first, (getattr(expr, "end_lineno", None) or first) + 1)
+            start = getattr(expr, "lineno", None)
+            if start is not None and not any(
+                n in hits for n in range(start, (getattr(expr, "end_lineno", None) or start) + 1)
             ):
                 continue
             for node in ast.walk(expr):
@@ -399,7 +394,7 @@ class _CallFinder(_Walker):
                                 scope,
                                 ctx,
                                 self.src.segment(node),
-                            )  # type: ignore[arg-type]
+                            )
                         )
 
 
