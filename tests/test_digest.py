@@ -276,6 +276,12 @@ def gh_server(week_repo: DigestRepo):
         yield server
 
 
+@pytest.fixture(scope="module")
+def gh_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The analysis cache of the GitHub-source digests (their bundles differ from git's)."""
+    return tmp_path_factory.mktemp("digest-gh-cache")
+
+
 def _gh_config(server, cache: Path) -> Config:  # noqa: ANN001
     from prreport.config import GitHubConfig
 
@@ -286,11 +292,11 @@ def _gh_config(server, cache: Path) -> Config:  # noqa: ANN001
 
 
 def test_github_digest_matches_the_git_digest(
-    gh_server, week: digest_mod.Digest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    gh_server, week: digest_mod.Digest, monkeypatch: pytest.MonkeyPatch, gh_cache: Path
 ):
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     gh_server.reset_counts()
-    gh = make_digest(_gh_config(gh_server, tmp_path / "cache"), resolve_window(WEEK), source="github", page_size=10)
+    gh = make_digest(_gh_config(gh_server, gh_cache), resolve_window(WEEK), source="github", page_size=10)
     assert gh.repo == "acme/widgets" and gh.source == "github"
     assert [p["number"] for p in gh.prs] == [p["number"] for p in week.prs]
     for ours, theirs in zip(gh.prs, week.prs, strict=True):
@@ -307,11 +313,11 @@ def test_github_digest_matches_the_git_digest(
     assert pages == [1, 2, 3, 4, 5, 6]
 
 
-def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path):
+def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cache: Path):
     from tests.ghserver_issues import issues_of
 
     args = ("digest", "--github", "acme/widgets", "--github-api-url", gh_server.url, "--week", WEEK,
-            "--publish", "issue", "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "-q")
+            "--publish", "issue", "--out", str(tmp_path / "out"), "--cache-dir", str(gh_cache), "-q")
     env = {"GITHUB_TOKEN": TOKEN, "CI": "true"}
     first = run_cli(*args, cwd=tmp_path, env=env)
     assert first.returncode == 0, first.stderr
@@ -319,14 +325,15 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path):
     second = run_cli(*args, cwd=tmp_path, env=env)
     assert second.returncode == 0, second.stderr
     assert "unchanged issue #" in second.stderr
-    third = run_cli(*args[:-1], "--lang", "zh", "-q", cwd=tmp_path, env=env)  # a different body: edited in place
+    # The publish step of the workflow: the saved JSON rendered again (in Chinese this time:
+    # a different body, so the same issue is edited in place), then once more: unchanged.
+    saved = tmp_path / "out" / "digests" / "acme-widgets" / f"{WEEK}.json"
+    again = ("digest", "--from-json", str(saved), "--github", "acme/widgets", "--github-api-url", gh_server.url,
+             "--publish", "issue", "--lang", "zh", "--format", "md", "--out", str(tmp_path / "again"), "-q")
+    third = run_cli(*again, cwd=tmp_path, env=env)
     assert third.returncode == 0, third.stderr
     assert "updated issue #" in third.stderr
-    # The publish step of the workflow: the saved JSON, rendered again, is the same issue body.
-    saved = tmp_path / "out" / "digests" / "acme-widgets" / f"{WEEK}.json"
-    fourth = run_cli("digest", "--from-json", str(saved), "--github", "acme/widgets", "--github-api-url", gh_server.url,
-                     "--publish", "issue", "--lang", "zh", "--format", "md", "--out", str(tmp_path / "again"), "-q",
-                     cwd=tmp_path, env=env)
+    fourth = run_cli(*again, cwd=tmp_path, env=env)
     assert fourth.returncode == 0, fourth.stderr
     assert "unchanged issue #" in fourth.stderr
     marker = "<!-- prreport:digest repo=acme/widgets window=2026-W34 -->"
