@@ -121,6 +121,7 @@ _EPILOG = "Other commands: " + ", ".join(f"'prreport {c} --help'" for c in ("rep
 @click.option("--lang", type=click.Choice(LANGS), help="Report language (default: en).")
 @click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
 @click.option("--quiet", "-q", is_flag=True, default=None, help="Do not print the Markdown report on the terminal.")
+@click.option("--fail-on", "fail_on", metavar="KINDS", help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped or cycle.*.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 def report_cmd(
     target: str | None,
@@ -135,12 +136,16 @@ def report_cmd(
     lang: str | None,
     config_path: str | None,
     quiet: bool | None,
+    fail_on: str | None,
     debug: bool,
 ) -> None:
     """Write the report for TARGET."""
 
     def body() -> int:
+        from prreport.gate import gate, parse_fail_on
         from prreport.pipeline import analyse, gather, render_outputs
+
+        fail_kinds = parse_fail_on(fail_on)
 
         config = common_config(
             config_path,
@@ -180,6 +185,12 @@ def report_cmd(
             click.echo(md, nl=False)
         for p in outputs:
             click.echo(f"wrote {p}", err=True)
+        found = [f.kind for f in analysis.findings]
+        hits = gate(fail_kinds, found)
+        if hits:
+            counts = ", ".join(f"{k} ×{found.count(k)}" for k in hits)
+            click.echo(f"fail-on: the report has {counts} (listed in --fail-on {fail_on})", err=True)
+            return 1
         return 0
 
     _run(debug, body)

@@ -14,6 +14,7 @@ import click
 
 from prreport.config import LANGS
 from prreport.errors import ConfigError, OutputError
+from prreport.gate import gate, parse_fail_on
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
 
@@ -38,29 +39,7 @@ Exit status: 0, or 1 when --fail-on finds a listed finding kind (after
 posting), or 2 for an error you can fix.
 """
 
-_KIND_RE = re.compile(r"^[a-z][a-z0-9-]*(\.[a-z0-9*-]+)*$")
 _SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
-
-
-def parse_fail_on(value: str | None) -> tuple[str, ...]:
-    """``cycle.risk,guard.dropped`` -> kinds; ``cycle.*`` matches a whole family."""
-    if not value:
-        return ()
-    kinds = tuple(v.strip() for v in value.split(",") if v.strip())
-    bad = [k for k in kinds if not _KIND_RE.match(k) or ("*" in k and not k.endswith(".*"))]
-    if bad:
-        raise ConfigError(f"--fail-on: {bad[0]!r} is not a finding kind (expected e.g. cycle.risk,guard.dropped or cycle.*)")
-    return kinds
-
-
-def gate(kinds: tuple[str, ...], found: list[str]) -> list[str]:
-    """The finding kinds in ``found`` that ``--fail-on`` lists (sorted, unique)."""
-    hits = set()
-    for kind in found:
-        for want in kinds:
-            if kind == want or (want.endswith(".*") and kind.startswith(want[:-1])):
-                hits.add(kind)
-    return sorted(hits)
 
 
 def _parse_number(value: str | None) -> int | None:

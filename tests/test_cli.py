@@ -110,3 +110,15 @@ def test_help_lists_flags():
     assert res.returncode == 0
     for flag in ("--repo", "--format", "--out", "--lang", "--bundle", "--save-bundle", "--github"):
         assert flag in res.stdout
+
+
+def test_fail_on_gates_the_exit_status(tmp_path: Path):
+    repo, _, _ = _small_repo(tmp_path / "r")
+    args = ("7", "--repo", str(repo.path), "--format", "json", "--out", str(tmp_path / "o"), "-q")
+    hit = run_cli(*args, "--fail-on", "cycle.risk,loop.*")
+    assert hit.returncode == 1, hit.stderr
+    assert "fail-on: the report has loop.imports-removed ×1" in hit.stderr
+    assert (tmp_path / "o" / "r-pr-7.json").is_file()  # the report is still written
+    miss = run_cli(*args, "--fail-on", "cycle.risk,guard.dropped")
+    assert miss.returncode == 0, miss.stderr
+    _assert_one_line_error(run_cli(*args, "--fail-on", "Not A Kind"), "--fail-on")
