@@ -176,7 +176,7 @@ def _from_jsonable(typ: Any, value: Any, where: str) -> Any:
                 kwargs[f.name] = _from_jsonable(hints[f.name], value[f.name], f"{where}.{f.name}")
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise BundleError(f"{where}: missing field '{f.name}'")
-        return typ(**kwargs)
+        return typ(**kwargs)  # type: ignore[operator]  # typ is a dataclass class here
     if origin is tuple:
         if not isinstance(value, list):
             raise BundleError(f"{where}: expected a list")

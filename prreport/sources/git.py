@@ -228,13 +228,13 @@ class GitSource:
             return _Target(number, base, entry.sha, entry.sha, spec)
         if ".." in spec and "..." not in spec:
             left, right = spec.split("..", 1)
-            base = self.git.resolve(left or "HEAD")
-            head = self.git.resolve(right or "HEAD")
-            for part, sha in ((left or "HEAD", base), (right or "HEAD", head)):
-                if sha is None:
+            ends = []
+            for part in (left or "HEAD", right or "HEAD"):
+                resolved = self.git.resolve(part)
+                if resolved is None:
                     raise SourceError(f"unknown revision '{part}' in {self.git.path}")
-            assert base and head
-            return _Target(None, base, head, None, spec)
+                ends.append(resolved)
+            return _Target(None, ends[0], ends[1], None, spec)
         sha = self.git.resolve(spec)
         if sha is None:
             raise SourceError(
@@ -243,9 +243,8 @@ class GitSource:
         entries = git_log(self.git, ["-1", sha])
         self._entry = entries[0] if entries else None
         parents = self._entry.parents if self._entry else ()
-        base = parents[0] if parents else EMPTY_TREE
-        number = self._entry.pr_number if self._entry else None
-        return _Target(number, base, sha, sha, spec)
+        first = parents[0] if parents else EMPTY_TREE
+        return _Target(self._entry.pr_number if self._entry else None, first, sha, sha, spec)
 
     # -- files --------------------------------------------------------------------------
 
@@ -291,7 +290,7 @@ class GitSource:
             note = None
             zero = "0" * 40
             if not binary:
-                texts = []
+                texts: list[str | None] = []
                 for sha in (befores[idx], new_sha):
                     if sha == zero:  # the missing side of an added or deleted file
                         texts.append(None)
