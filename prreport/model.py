@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from prreport.bundle import Comment, PullRequestBundle, to_jsonable
@@ -81,31 +81,131 @@ class ReportModel:
 
 _BEHAVIOUR_CHANGE_KINDS = ("behavior.changed",)
 _MECHANICAL_PREFIXES = ("import.", "loop.", "code.", "symbol.", "behavior.unchanged", "file.renamed")
+_EQUIVALENT = ("byte-identical", "modulo-renames")
 
 
-def _verdict(findings: list[Finding], changed: int, explained: int, has_python: bool) -> str:
+def _verdict(findings: list[Finding], changed: int, explained: int, code: _CodeLines) -> str:
     """``pure-refactor`` | ``refactor-with-behavior-change`` | ``behavior-change`` | ``unknown``.
 
     Pure: no finding says behaviour changed and every changed line is explained by a
     mechanical finding (so every changed function that still exists is ``behavior.unchanged``).
+    Unexplained code lines in parsed Python source are new or changed logic: a behaviour change.
+    ``findings`` are the live ones (``behavior.changed`` accounted for by a refactor left out).
     """
     kinds = {f.kind for f in findings}
-    # Without any fact from parsed Python (only file.* findings) nothing can be claimed.
-    if not has_python or not any(not k.startswith("file.") for k in kinds):
+    # Without parsed Python nothing can be claimed.
+    if not code.analysed:
         return "unknown"
     changes = kinds & {"behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved"}
     # Refactor findings that computed a behaviour change say so in details (code.*, symbol.*).
     changes |= {f.kind for f in findings if f.details.get("behavior_change") is True}
-    mechanical = any(
-        k.startswith(("import.", "loop.", "code.", "symbol.", "file.renamed")) or k == "behavior.unchanged"
-        for k in kinds
-    )
-    if changes:
+    mechanical = any(k.startswith(_MECHANICAL_PREFIXES) for k in kinds)
+    if changes or code.unexplained:
         return "refactor-with-behavior-change" if mechanical else "behavior-change"
     if changed and explained >= changed:
         return "pure-refactor"
-    # Unexplained lines without a computed behaviour change: say so rather than guess.
+    # Unexplained lines only in formatting, comments, tests or other files: say so rather than guess.
     return "unknown"
+
+
+def _proves_equivalence(fd: Finding) -> bool:
+    """A ``code.*``/``symbol.*`` finding that verified the code it explains does the same thing."""
+    if not fd.kind.startswith(("code.", "symbol.")) or not fd.explains:
+        return False
+    d = fd.details
+    return (
+        d.get("behavior_change") is not True
+        and d.get("equality", "byte-identical") in _EQUIVALENT
+        and d.get("proven", True) is True
+        and d.get("call_sites_updated", True) is not False
+    )
+
+
+def _account(findings: list[Finding]) -> list[Finding]:
+    """Mark ``behavior.changed`` whose residual lines a proven refactor finding explains (``accounted_by``).
+
+    Extracting a helper, merging equal branches or renaming a callee changes the text of the
+    functions involved; behavior.py sees a residual, the refactor analyzer proved it equivalent.
+    """
+    provers: dict[tuple[str, str, int], list[Finding]] = {}
+    for fd in findings:
+        if _proves_equivalence(fd):
+            for e in fd.explains:
+                provers.setdefault((e[0], e[1], e[2]), []).append(fd)
+    out = []
+    for fd in findings:
+        lines = fd.details.get("residual_lines") if fd.kind == "behavior.changed" else None
+        if lines:
+            before_path = fd.details.get("before_path") or fd.path
+            by: dict[tuple[str, str, str], None] = {}
+            for side, n in lines:
+                paths = (before_path, fd.path) if side == "-" else (fd.path,)
+                hits = [p for path in paths for p in provers.get((path, side, int(n)), [])]
+                if not hits:
+                    by = {}
+                    break
+                by.update({(p.kind, p.path, p.symbol): None for p in hits})
+            if by:
+                accounted = [{"kind": k, "path": p, "symbol": sym} for k, p, sym in sorted(by)]
+                fd = replace(fd, details={**fd.details, "accounted_by": accounted})
+        out.append(fd)
+    return out
+
+
+def _accounted(fd: Finding) -> bool:
+    return fd.kind == "behavior.changed" and bool(fd.details.get("accounted_by"))
+
+
+@dataclass(frozen=True)
+class _CodeLines:
+    """Whether Python source was parsed, and whether some changed code line in it is unexplained."""
+
+    analysed: bool
+    unexplained: bool
+
+
+def _code_lines(
+    bundle: PullRequestBundle, findings: list[Finding], diagnostics: list[Diagnostic]
+) -> _CodeLines:
+    """Unexplained changed code lines in parsed Python source files (not comments, blanks, formatting)."""
+    from prreport.diffparse import changed_lines
+
+    unparsed = {d.path for d in diagnostics if d.path}
+    # An analyzer that crashed explains nothing: its lines prove no change.
+    crashed = any("analyzer failed" in d.message for d in diagnostics)
+    explained = {(e[0], e[1], e[2]) for fd in findings for e in fd.explains}
+    # Reformatted lines inside a function that is equal apart from formatting change nothing.
+    same: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for fd in findings:
+        if fd.kind == "behavior.unchanged":
+            d = fd.details
+            before_path = d.get("before_path") or fd.path
+            if d.get("before_end"):
+                same.setdefault((before_path, "-"), []).append((d["before_line"], d["before_end"]))
+            if d.get("after_end"):
+                same.setdefault((fd.path, "+"), []).append((d["after_line"], d["after_end"]))
+    analysed = False
+    unexplained = False
+    for f in bundle.files:
+        if f.binary or not f.path.endswith(".py") or f.path in unparsed or f.before_path in unparsed:
+            continue
+        analysed = True
+        if crashed or category(f.path) != "source":
+            continue
+        cl = changed_lines(f.patch)
+        sides = (("-", f.before_path, f.before, cl.removed), ("+", f.path, f.after, cl.added))
+        for side, path, text, numbers in sides:
+            rows = (text or "").splitlines()
+            for n in numbers:
+                row = rows[n - 1].strip() if 0 < n <= len(rows) else ""
+                if not row or row.startswith("#"):
+                    continue
+                if (path, side, n) in explained or (f.path, side, n) in explained:
+                    continue
+                if any(a <= n <= b for a, b in same.get((path, side), ())):
+                    continue
+                unexplained = True
+    return _CodeLines(analysed, unexplained)
 
 
 def _explained(bundle: PullRequestBundle, findings: list[Finding]) -> tuple[int, int]:
@@ -135,7 +235,9 @@ def build_model(
 ) -> ReportModel:
     """Compute the report model from a bundle and its findings."""
     pr = bundle.pr
-    findings = sorted(findings, key=Finding.sort_key)
+    findings = _account(sorted(findings, key=Finding.sort_key))
+    # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
+    live = [fd for fd in findings if not _accounted(fd)]
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
@@ -152,7 +254,7 @@ def build_model(
                 deletions=f.deletions,
                 module=module_name(f.path, config.modules, bundle.head_paths),
                 category=cat,
-                change_type=_change_type(cat, fds, f.status),
+                change_type=_change_type(cat, [fd for fd in fds if not _accounted(fd)], f.status),
                 symbols=_file_symbols(fds),
                 binary=f.binary,
                 finding_kinds=tuple(sorted({fd.kind for fd in fds})),
@@ -161,12 +263,13 @@ def build_model(
         )
     files.sort(key=_file_order)
     changed, explained = _explained(bundle, findings)
-    has_python = any(f.path.endswith(".py") and not f.binary for f in bundle.files)
-    verdict = _verdict(findings, changed, explained, has_python)
+    verdict = _verdict(
+        live, changed, explained, _code_lines(bundle, findings, list(diagnostics))
+    )
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = _review(bundle)
-    risks = _risks(bundle, findings, files, verdict, review, all_diags)
+    risks = _risks(bundle, live, files, verdict, review, all_diags)
     summary = Summary(
         verdict=verdict,
         one_line="",
@@ -174,7 +277,7 @@ def build_model(
         changed_lines=changed,
         explained_lines=explained,
         kind_counts=counts,
-        headline=_headline(findings, files, verdict),
+        headline=_headline(live, files, verdict),
         action=_action(risks),
     )
     return ReportModel(
@@ -207,12 +310,12 @@ def build_model(
         ),
         review=review,
         risks=tuple(risks),
-        impact=_impact(files, findings, verdict),
+        impact=_impact(files, live, verdict),
         related=tuple(_related(bundle)),
         diagnostics=tuple(all_diags),
         source=bundle.source,
         breakdown=_breakdown(bundle, findings, files, review),
-        claims=tuple(_claims(pr.title, pr.body, findings, verdict)),
+        claims=tuple(_claims(pr.title, pr.body, live, verdict)),
     )
 
 

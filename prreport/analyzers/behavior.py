@@ -210,8 +210,19 @@ class BehaviorAnalyzer(Analyzer):
             details = {
                 "before_line": a.start,
                 "after_line": b.start,
+                "before_end": a.end,
+                "before_path": f.before_path,
+                "after_end": b.end,
                 "residual": [] if same else residual(normalised(a.node), normalised(b.node)),
             }
+            if not same:
+                # The changed lines the residual comes from, so the model can tell whether a
+                # refactor finding that proved equivalence accounts for every one of them.
+                old_imports = _import_lines(old, a.start, a.end)
+                new_imports = _import_lines(new, b.start, b.end)
+                details["residual_lines"] = [
+                    ("-", n) for n in gone if n not in old_imports and _text(old_lines, n)
+                ] + [("+", n) for n in came if n not in new_imports and _text(new_lines, n)]
             if same:
                 # Only imports and blank lines: the other mechanical analyzers explain the rest.
                 old_imports = _import_lines(old, a.start, a.end)
@@ -225,6 +236,11 @@ class BehaviorAnalyzer(Analyzer):
             else:
                 out.append(Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details))
         return sorted(out, key=Finding.sort_key)
+
+
+def _text(lines: list[str], n: int) -> bool:
+    """Whether line ``n`` (1-based) holds more than whitespace."""
+    return 1 <= n <= len(lines) and bool(lines[n - 1].strip())
 
 
 def _nested(index: _Index, common: set[str]) -> dict[str, list[_Def]]:

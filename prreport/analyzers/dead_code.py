@@ -17,6 +17,7 @@ from prreport.analyzers._defs import (
     placeholder_kind,
     word_hits,
 )
+from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
 
@@ -29,9 +30,11 @@ def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
     added_names = {d.name for d in change.added}
     added_bodies = {d.renamed for d in change.added if d.kind in ("function", "method") and d.renamed}
     removed_quals = {(d.path, d.qualname) for d in change.removed}
+    # An import of a moved or renamed definition goes with it (symbols.py reports the callers).
+    moved_names = {m.old.name for m in moves(change)}
     out = []
     for d in change.removed:
-        if d.kind == "import" and d.parent:
+        if d.kind == "import" and (d.parent or d.name in moved_names):
             continue
         parent = d.parent.removesuffix(".<locals>")
         if parent and any((d.path, q) in removed_quals for q in _prefixes(parent)):
