@@ -238,6 +238,7 @@ def build_model(
     findings = _account(sorted(findings, key=Finding.sort_key))
     # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
     live = [fd for fd in findings if not _accounted(fd)]
+    moved_out = _moved_out(findings)
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
@@ -254,11 +255,13 @@ def build_model(
                 deletions=f.deletions,
                 module=module_name(f.path, config.modules, bundle.head_paths),
                 category=cat,
-                change_type=_change_type(cat, [fd for fd in fds if not _accounted(fd)], f.status),
+                change_type=_change_type(
+                    cat, [fd for fd in fds if not _accounted(fd)], f.status, bool(moved_out.get(f.path))
+                ),
                 symbols=_file_symbols(fds),
                 binary=f.binary,
                 finding_kinds=tuple(sorted({fd.kind for fd in fds})),
-                facts=_file_facts(fds),
+                facts=_file_facts(fds, moved_out.get(f.path, [])),
             )
         )
     files.sort(key=_file_order)
@@ -306,7 +309,7 @@ def build_model(
         findings=tuple(findings),
         key_symbols=_key_symbols(findings),
         snippets=tuple(
-            _snippets(bundle, findings, config.report.snippet_max_lines, config.report.max_snippets)
+            _snippets(bundle, live, config.report.snippet_max_lines, config.report.max_snippets)
         ),
         review=review,
         risks=tuple(risks),
@@ -333,14 +336,16 @@ _CONTEXT_KINDS = {
 }
 
 
-def _change_type(cat: str, fds: list[Finding], status: str) -> str:
+def _change_type(cat: str, fds: list[Finding], status: str, moved_out: bool = False) -> str:
     if cat in ("test", "docs", "ci", "build", "config", "data"):
         return cat
     kinds = {fd.kind for fd in fds}
     if status == "renamed" and not kinds - {"file.renamed"}:
         return "rename"
-    if "behavior.changed" in kinds:
+    if "behavior.changed" in kinds or any(fd.details.get("behavior_change") is True for fd in fds):
         return "logic"
+    if moved_out:
+        return "refactor"
     moving = kinds - _CONTEXT_KINDS
     if moving and all(k.startswith(("import.", "loop.", "guard.")) for k in moving):
         return "dependency-wiring"
@@ -402,12 +407,94 @@ _FACT_KEYS = (
     "retained",
     "unresolved",
     "unused",
+    "not_checkable",
+    "behavior_accounted",
+    "cycle_safe",
+    "cycle_unchecked",
+    "cycle_risk",
+    "moved_out",
 )
 
 
-def _file_facts(fds: list[Finding]) -> dict[str, Any]:
+def _moved_out(findings: list[Finding]) -> dict[str, list[dict[str, Any]]]:
+    """Definitions that left a file (``symbol.moved`` to another file), keyed by their old path."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for fd in findings:
+        d = fd.details
+        if fd.kind == "symbol.moved" and d.get("old_path") and d.get("old_path") != fd.path:
+            out.setdefault(d["old_path"], []).append(
+                {
+                    "symbol": fd.symbol,
+                    "old_qualname": d.get("old_qualname", fd.symbol),
+                    "new_path": fd.path,
+                    "new_module": d.get("new_module", ""),
+                    "shim": bool(d.get("shim")),
+                    "in_all": bool(d.get("in_all")),
+                    "call_sites_updated": d.get("call_sites_updated") is not False,
+                }
+            )
+    return out
+
+
+def _code_fact(fd: Finding) -> dict[str, Any]:
+    """A ``code.*``/``symbol.*`` finding as the description needs it: what, where, and whether proven."""
+    d = fd.details
+    sites = [
+        {
+            "scope": site.get("scope", ""),
+            "class": site.get("class", ""),
+            "equality": site.get("equality", ""),
+            "call_lines": list(site.get("call_lines", [])),
+            "inherits_new_home": site.get("inherits_new_home"),
+        }
+        for site in d.get("sites", [])
+    ]
+    return {
+        "kind": fd.kind,
+        "symbol": fd.symbol,
+        "line": fd.line,
+        "verified": _proves_equivalence(fd),
+        "behavior_change": d.get("behavior_change") is True,
+        "equality": d.get("equality", ""),
+        # code.extracted
+        "home_kind": d.get("home_kind", ""),
+        "sites": sites,
+        # code.branches-collapsed
+        "pattern": d.get("pattern", ""),
+        "proven": d.get("proven"),
+        "method": d.get("method", ""),
+        "subject": d.get("subject", ""),
+        "values": list(d.get("values", [])),
+        "statement": d.get("statement", ""),
+        "before_branches": d.get("before_branches"),
+        "after_branches": d.get("after_branches"),
+        # code.dead-removed
+        "def_kind": d.get("kind", d.get("definition_kind", "")),
+        "before_line": d.get("before_line"),
+        "before_end": d.get("before_end"),
+        "reference_scope": d.get("reference_scope", ""),
+        # code.override-removed
+        "body_kind": d.get("body_kind", ""),
+        "base": d.get("base", ""),
+        "base_path": d.get("base_path", ""),
+        "base_line": d.get("base_line"),
+        "base_provides": d.get("base_provides"),
+        "base_body_kind": d.get("base_body_kind", ""),
+        # symbol.moved / symbol.renamed
+        "old_qualname": d.get("old_qualname", ""),
+        "old_path": d.get("old_path", ""),
+        "new_path": d.get("new_path", fd.path),
+        "shim": bool(d.get("shim")),
+        "in_all": bool(d.get("in_all")),
+        "call_sites_updated": d.get("call_sites_updated"),
+        "stale_references": list(d.get("stale_references", [])),
+    }
+
+
+def _file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Group one file's findings into the facts its description and breakdown item state."""
     facts: dict[str, Any] = {key: [] for key in _FACT_KEYS}
+    facts["moved_out"] = list(moved_out or [])
 
     def add(key: str, value: Any) -> None:
         facts[key].append(value)
@@ -450,19 +537,39 @@ def _file_facts(fds: list[Finding]) -> dict[str, Any]:
                     "after": _guards(d.get("after")),
                 },
             )
+        elif _accounted(fd):
+            add(
+                "behavior_accounted",
+                {"symbol": fd.symbol, "line": fd.line, "by": list(d.get("accounted_by", []))},
+            )
         elif k in ("behavior.unchanged", "behavior.changed"):
             add(
                 k.replace(".", "_"),
                 {"symbol": fd.symbol, "line": fd.line, "residual": list(d.get("residual", []))},
             )
         elif k.startswith(("code.", "symbol.")):
-            add("code", {"kind": k, "symbol": fd.symbol, "line": fd.line})
+            add("code", _code_fact(fd))
+        elif k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):
+            add(
+                k.replace(".", "_"),
+                {"symbol": fd.symbol, "line": fd.line, "chain": list(d.get("chain", []))},
+            )
+        elif k == "names.not-checkable":
+            add(
+                "not_checkable",
+                {
+                    "symbol": fd.symbol,
+                    "line": fd.line,
+                    "stars": [x.get("module", "") for x in d.get("star_imports", [])],
+                },
+            )
         elif k == "lazy-import.retained":
             add("retained", _retained(fd))
         elif k == "names.unresolved":
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
+    facts["unused"].sort(key=lambda u: u["line"] or 0)
     facts["hoisted_merged"] = bool(facts["hoisted"]) and all(
         h["merged_into_existing"] for h in facts["hoisted"]
     )
@@ -533,6 +640,12 @@ def _headline(findings: list[Finding], files: list[FileEntry], verdict: str) -> 
         "code": code,
         "behavior": behavior,
         "behavior_changed": _names(findings, "behavior.changed"),
+        # symbol.renamed as (old, new) pairs: a rename reads as "old → new", not just the new name.
+        "renames": sorted(
+            [str(fd.details.get("old_qualname", "")), fd.symbol]
+            for fd in findings
+            if fd.kind == "symbol.renamed"
+        ),
         "files": len(files),
         "additions": sum(f.additions for f in files),
         "deletions": sum(f.deletions for f in files),
@@ -619,6 +732,49 @@ def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> in
     return line
 
 
+_DEFINITION_SNIPPETS = ("code.extracted", "code.branches-collapsed", "symbol.moved", "symbol.renamed")
+
+
+def _chain_end(lines: list[str], start: int) -> int:
+    """Last line of the ``if``/``elif``/``else`` chain (or any block) headed by line ``start``."""
+    end = _block_end(lines, start)
+    base = _indent(lines[start - 1])
+    while end < len(lines):
+        nxt = next((i for i in range(end, len(lines)) if lines[i].strip()), None)
+        if nxt is None or _indent(lines[nxt]) != base:
+            break
+        if not re.match(r"\s*(elif\b|else\s*:|except\b|finally\s*:)", lines[nxt]):
+            break
+        end = _block_end(lines, nxt + 1)
+    return end
+
+
+def _decorated_start(lines: list[str], start: int) -> int:
+    """``start`` moved up over the decorators right above a definition."""
+    while start > 1 and lines[start - 2].lstrip().startswith("@"):
+        start -= 1
+    return start
+
+
+def _definition_caption(fd: Finding) -> dict[str, Any]:
+    """Caption facts of the after-code of a refactored definition (new helper, merged branch, moved def)."""
+    d = fd.details
+    return {
+        "kind": fd.kind.replace(".", "-"),
+        "symbol": fd.symbol,
+        "verified": _proves_equivalence(fd),
+        "home_kind": d.get("home_kind", ""),
+        "sites": [site.get("scope") or site.get("class", "") for site in d.get("sites", [])],
+        "pattern": d.get("pattern", ""),
+        "subject": d.get("subject", ""),
+        "values": list(d.get("values", [])),
+        "statement": d.get("statement", ""),
+        "old_qualname": d.get("old_qualname", ""),
+        "old_path": d.get("old_path", ""),
+        "equality": d.get("equality", ""),
+    }
+
+
 def _snippets(
     bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int
 ) -> list[dict[str, Any]]:
@@ -672,6 +828,18 @@ def _snippets(
                     },
                 )
             )
+        elif fd.kind in _DEFINITION_SNIPPETS:
+            start = int(d.get("new_line") or d.get("after_line") or fd.line or 0)
+            if not 0 < start <= len(lines):
+                continue
+            if fd.kind == "code.branches-collapsed":
+                # The statement hoisted before the chain, then the chain itself.
+                hi = _chain_end(lines, start)
+                lo = start - 1 if d.get("pattern") == "hoisted-first" and start > 1 else start
+            else:
+                lo = _decorated_start(lines, start)
+                hi = _block_end(lines, start)
+            wanted.append((0, fd.path, lo, hi, _definition_caption(fd)))
         elif fd.kind in ("guard.changed", "guard.dropped", "behavior.changed") and fd.line:
             line = int(d.get("after_line") or fd.line)
             if not 0 < line <= len(lines):
@@ -859,6 +1027,15 @@ def _risks(
         ],
     )
     add("unresolved-name", "high", [_ev(fd) for fd in of("names.unresolved")])
+    add(
+        "refactor-not-equivalent",
+        "high",
+        [
+            _ev(fd, **_not_equivalent(fd))
+            for fd in findings
+            if fd.kind.startswith(("code.", "symbol.")) and fd.details.get("behavior_change") is True
+        ],
+    )
     claims_refactor = (
         bool(re.search(r"\brefactor", bundle.pr.title, re.I))
         or verdict == "refactor-with-behavior-change"
@@ -931,6 +1108,22 @@ def _risks(
             ],
         )
     add(
+        "cycle-unchecked",
+        "medium",
+        [
+            _ev(fd, unavailable=list(fd.details.get("unavailable", [])))
+            for fd in of("cycle.unchecked")
+        ],
+    )
+    add(
+        "names-not-checkable",
+        "low",
+        [
+            _ev(fd, stars=[x.get("module", "") for x in fd.details.get("star_imports", [])])
+            for fd in of("names.not-checkable")
+        ],
+    )
+    add(
         "implicit-contract",
         "low",
         [
@@ -955,6 +1148,30 @@ def _risks(
     return risks
 
 
+def _not_equivalent(fd: Finding) -> dict[str, Any]:
+    """Why a refactor finding is not behaviour-preserving, as evidence fields."""
+    d = fd.details
+    return {
+        "equality": d.get("equality", ""),
+        "proven": d.get("proven"),
+        "different_sites": [
+            site.get("scope") or site.get("class", "")
+            for site in d.get("sites", [])
+            if site.get("equality") == "different"
+        ],
+        "not_inheriting": [
+            site.get("class", "")
+            for site in d.get("sites", [])
+            if site.get("inherits_new_home") is False
+        ],
+        "stale_references": list(d.get("stale_references", []))[:5],
+        "base_provides": d.get("base_provides"),
+        "base": d.get("base", ""),
+        "base_body_kind": d.get("base_body_kind", ""),
+        "old_qualname": d.get("old_qualname", ""),
+    }
+
+
 def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> dict[str, Any]:
     """Who and what is affected: modules, file kinds, behaviour."""
     kinds = {fd.kind for fd in findings}
@@ -965,8 +1182,9 @@ def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> di
         "categories": dict(sorted(Counter(f.category for f in files).items())),
         "verdict": verdict,
         "behavior": "changed"
-        if "behavior.changed" in kinds
-        else ("unchanged" if "behavior.unchanged" in kinds else "unknown"),
+        if "behavior.changed" in kinds or verdict in ("behavior-change", "refactor-with-behavior-change")
+        else ("unchanged" if "behavior.unchanged" in kinds or verdict == "pure-refactor" else "unknown"),
+        "refactors": sorted({fd.kind for fd in findings if fd.kind.startswith(("code.", "symbol."))}),
         "changed_functions": _names(findings, "behavior.changed"),
         "loops_cleared": sum(1 for fd in findings if fd.kind == "loop.imports-removed"),
         "imports_removed_from_loops": sum(

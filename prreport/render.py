@@ -190,13 +190,29 @@ def _one(value: Any) -> str:
     return " ".join(str(value).split())
 
 
+def _text_module(r: dict[str, Any], lang: str) -> Any:
+    return environment().get_template(f"{lang}/text.md.j2").make_module({"r": r})
+
+
+def _summary_of(r: dict[str, Any], text: Any) -> dict[str, str]:
+    return {
+        "one_line": _one(text.one_line(r)),
+        "recommended_action": _one(text.recommended_action(r)),
+    }
+
+
+def summary_texts(model: ReportModel, lang: str = "en") -> dict[str, str]:
+    """The summary wording in ``lang``: ``one_line`` and ``recommended_action`` (for digests)."""
+    r = model.to_json()
+    return _summary_of(r, _text_module(r, lang))
+
+
 def report_view(model: ReportModel, lang: str) -> dict[str, Any]:
     """The model as JSON plus its ``lang`` wording (summary, captions, risk titles) and motivation sections."""
     r = model.to_json()
     r["motivation"].update(extract_motivation(r["motivation"]["body"]))
-    text = environment().get_template(f"{lang}/text.md.j2").make_module({"r": r})
-    r["summary"]["one_line"] = _one(text.one_line(r))
-    r["summary"]["recommended_action"] = _one(text.recommended_action(r))
+    text = _text_module(r, lang)
+    r["summary"].update(_summary_of(r, text))
     for s in r["snippets"]:
         s["caption"] = _one(text.caption(s))
     for risk in r["risks"]:
