@@ -27,7 +27,7 @@ from prreport.config import Config, GitConfig
 from prreport.errors import ConfigError, OutputError, PrreportError
 from prreport.output import write_atomic
 from prreport.pipeline import analyse, gather
-from prreport.render import render_digest_html, render_digest_markdown
+from prreport.render import render_digest_html, render_digest_markdown, summary_texts
 from prreport.series import parse_time, series_of
 from prreport.sources import Source
 from prreport.sources.git import GitRepo, GitSource, LogEntry, git_log, repo_name
@@ -375,7 +375,7 @@ def run_job(job: Job) -> Outcome:
         finally:
             source.close()
         analysis = analyse(bundle, job.config)
-        facts = facts_of(analysis.model.to_json(), _problems(bundle, analysis.diagnostics))
+        facts = facts_of(analysis.model.to_json(), _problems(bundle, analysis.diagnostics)) | {"summary": summary_texts(analysis.model)["one_line"]}
         cache.put(key, facts)
         return Outcome(job.pr, facts)
     except PrreportError as exc:
