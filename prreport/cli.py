@@ -142,7 +142,7 @@ def report_cmd(
     """Write the report for TARGET."""
 
     def body() -> int:
-        from prreport.gate import gate, parse_fail_on
+        from prreport.gate import gate_failure, parse_fail_on
         from prreport.pipeline import analyse, gather, render_outputs
 
         fail_kinds = parse_fail_on(fail_on)
@@ -185,11 +185,9 @@ def report_cmd(
             click.echo(md, nl=False)
         for p in outputs:
             click.echo(f"wrote {p}", err=True)
-        found = [f.kind for f in analysis.findings]
-        hits = gate(fail_kinds, found)
-        if hits:
-            counts = ", ".join(f"{k} ×{found.count(k)}" for k in hits)
-            click.echo(f"fail-on: the report has {counts} (listed in --fail-on {fail_on})", err=True)
+        failure = gate_failure(fail_kinds, [f.kind for f in analysis.findings])
+        if failure:
+            click.echo(failure, err=True)
             return 1
         return 0
 

@@ -14,7 +14,7 @@ import click
 
 from prreport.config import LANGS
 from prreport.errors import ConfigError, OutputError
-from prreport.gate import gate, parse_fail_on
+from prreport.gate import gate_failure, parse_fail_on
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
 
@@ -222,10 +222,9 @@ def comment_cmd(
                 outputs.update({"comment-id": str(result.comment_id), "comment-url": result.url, "comment-action": result.action})
             _set_outputs(env, outputs)
 
-        hits = gate(kinds, found_kinds)
-        if hits:
-            counts = ", ".join(f"{k} ×{found_kinds.count(k)}" for k in hits)
-            click.echo(f"fail-on: the report has {counts} (listed in --fail-on {fail_on})", err=True)
+        failure = gate_failure(kinds, found_kinds)
+        if failure:
+            click.echo(failure, err=True)
             return 1
         return 0
 

@@ -23,6 +23,15 @@ def parse_fail_on(value: str | None) -> tuple[str, ...]:
     return kinds
 
 
+def gate_failure(kinds: tuple[str, ...], found: list[str]) -> str | None:
+    """The ``fail-on: …`` line when a listed kind is in ``found`` (then exit 1), else None."""
+    hits = gate(kinds, found)
+    if not hits:
+        return None
+    counts = ", ".join(f"{k} ×{found.count(k)}" for k in hits)
+    return f"fail-on: the report has {counts} (listed in --fail-on {','.join(kinds)})"
+
+
 def gate(kinds: tuple[str, ...], found: Iterable[str]) -> list[str]:
     """The finding kinds in ``found`` that ``--fail-on`` lists (sorted, unique)."""
     hits = set()
