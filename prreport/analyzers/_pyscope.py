@@ -7,9 +7,11 @@ indexing a file costs a fraction of ``ast.parse``; libcst is kept for the follow
 from __future__ import annotations
 
 import ast
+import bisect
+import functools
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +32,15 @@ class Guard:
 
     def key(self) -> tuple[str, str]:
         """Formatting-independent identity (the construct's AST) for before/after comparison."""
-        if isinstance(self.node, ast.expr):
-            return (self.kind, ast.dump(self.node))
-        # Loops, try, except, with and match cases: the header, not the (changing) body.
-        return (self.kind, _squash(self.text))
+        cached: tuple[str, str] | None = self.__dict__.get("_key")
+        if cached is None:
+            if isinstance(self.node, ast.expr):
+                cached = (self.kind, ast.dump(self.node))
+            else:
+                # Loops, try, except, with and match cases: the header, not the (changing) body.
+                cached = (self.kind, _squash(self.text))
+            object.__setattr__(self, "_key", cached)  # compared many times: dump once
+        return cached
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form ``{kind, text, line}``."""
@@ -111,6 +118,15 @@ class ScopeIndex:
     scopes: dict[str, tuple[int, int]]
 
 
+# Statements without nested bodies: the walk never descends into them.
+_SIMPLE = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom,
+    ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal, ast.Assert,
+)
+# try/except and (3.11+) try/except*: the same fields.
+_TRY: tuple[type[ast.stmt], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+
+
 def _squash(text: str) -> str:
     return "".join(text.split())
 
@@ -147,13 +163,47 @@ def _handler_types(src: _Source, handler: ast.ExceptHandler) -> str:
     return src.segment(handler.type) if handler.type is not None else ""
 
 
+class _Pending:
+    """A guard whose normalised text is only computed when a finding needs it."""
+
+    __slots__ = ("kind", "line", "node", "make", "_guard")
+
+    def __init__(self, kind: str, line: int, node: ast.AST, make: Callable[[], str]) -> None:
+        self.kind = kind
+        self.line = line
+        self.node = node
+        self.make = make
+        self._guard: Guard | None = None
+
+    def guard(self) -> Guard:
+        if self._guard is None:
+            self._guard = Guard(self.kind, self.make(), self.line, self.node)
+        return self._guard
+
+
+Pending = tuple[_Pending, ...]
+
+
+def realise(ctx: Pending) -> tuple[Guard, ...]:
+    """The guard chain of a statement, texts computed (once per guard)."""
+    return tuple(p.guard() for p in ctx)
+
+
 class _Walker:
-    """Statement walk tracking scope qualname and the guard chain (reset at def/class)."""
+    """Statement walk tracking scope qualname and the guard chain (reset at def/class).
+
+    Guard texts are computed lazily: most statements never need theirs, and slicing source
+    for every ``if``/loop/``with`` of a large file costs a sizeable share of ``ast.parse``.
+    """
 
     def __init__(self, src: _Source) -> None:
         self.src = src
 
-    def on_stmt(self, st: ast.stmt, scope: str, ctx: tuple[Guard, ...]) -> None:
+    def skip(self, st: ast.stmt) -> bool:
+        """Hook: True to leave a statement (and everything inside it) unvisited."""
+        return False
+
+    def on_stmt(self, st: ast.stmt, scope: str, ctx: Pending) -> None:
         """Hook: called for every statement before its bodies are walked."""
 
     def on_scope(self, qualname: str, st: ast.stmt) -> None:
@@ -162,12 +212,15 @@ class _Walker:
     def walk(self, tree: ast.Module) -> None:
         self._block(tree.body, MODULE_SCOPE, False, ())
 
-    def _block(
-        self, body: Sequence[ast.stmt], scope: str, in_func: bool, ctx: tuple[Guard, ...]
-    ) -> None:
+    def _block(self, body: Sequence[ast.stmt], scope: str, in_func: bool, ctx: Pending) -> None:
         seg = self.src.segment
+        src = self.src
         for st in body:
+            if self.skip(st):
+                continue
             self.on_stmt(st, scope, ctx)
+            if isinstance(st, _SIMPLE):
+                continue
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if scope == MODULE_SCOPE:
                     q = st.name
@@ -178,51 +231,67 @@ class _Walker:
                 self.on_scope(q, st)
                 self._block(st.body, q, not isinstance(st, ast.ClassDef), ())
             elif isinstance(st, ast.If):
-                text = seg(st.test)
-                self._block(st.body, scope, in_func, (*ctx, Guard("if", text, st.lineno, st.test)))
+                test = st.test
+                make = functools.partial(seg, test)
+                self._block(st.body, scope, in_func, (*ctx, _Pending("if", st.lineno, test, make)))
                 if st.orelse:
-                    self._block(
-                        st.orelse, scope, in_func, (*ctx, Guard("else", text, st.lineno, st.test))
-                    )
+                    guard = _Pending("else", st.lineno, test, make)
+                    self._block(st.orelse, scope, in_func, (*ctx, guard))
             elif isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
-                header = loop_header(self.src, st)
-                self._block(st.body, scope, in_func, (*ctx, Guard("loop", header, st.lineno, st)))
+                make = functools.partial(loop_header, src, st)
+                self._block(st.body, scope, in_func, (*ctx, _Pending("loop", st.lineno, st, make)))
                 if st.orelse:
-                    self._block(
-                        st.orelse, scope, in_func, (*ctx, Guard("else", header, st.lineno, st))
-                    )
-            elif isinstance(st, ast.Try) or type(st).__name__ == "TryStar":
+                    guard = _Pending("else", st.lineno, st, make)
+                    self._block(st.orelse, scope, in_func, (*ctx, guard))
+            elif isinstance(st, _TRY):
                 tr: Any = st  # ast.Try or ast.TryStar (3.11+): same fields
-                types = [_handler_types(self.src, h) for h in tr.handlers]
-                text = "try" + (f" / except {', '.join(t or '*' for t in types)}" if types else "")
-                self._block(tr.body, scope, in_func, (*ctx, Guard("try", text, st.lineno, st)))
-                for h, t in zip(tr.handlers, types, strict=True):
-                    guard = Guard("except", f"except {t}".strip(), h.lineno, h)
+                make = functools.partial(_try_text, src, tr)
+                self._block(tr.body, scope, in_func, (*ctx, _Pending("try", st.lineno, st, make)))
+                for h in tr.handlers:
+                    guard = _Pending("except", h.lineno, h, functools.partial(_except_text, src, h))
                     self._block(h.body, scope, in_func, (*ctx, guard))
                 if tr.orelse:
-                    guard = Guard("try", "try-else", st.lineno, st)
+                    guard = _Pending("try", st.lineno, st, _const("try-else"))
                     self._block(tr.orelse, scope, in_func, (*ctx, guard))
                 if tr.finalbody:
-                    guard = Guard("try", "finally", st.lineno, st)
+                    guard = _Pending("try", st.lineno, st, _const("finally"))
                     self._block(tr.finalbody, scope, in_func, (*ctx, guard))
             elif isinstance(st, (ast.With, ast.AsyncWith)):
-                text = "with " + ", ".join(
-                    seg(i.context_expr) + (f" as {seg(i.optional_vars)}" if i.optional_vars else "")
-                    for i in st.items
-                )
-                self._block(st.body, scope, in_func, (*ctx, Guard("with", text, st.lineno, st)))
+                make = functools.partial(_with_text, src, st)
+                self._block(st.body, scope, in_func, (*ctx, _Pending("with", st.lineno, st, make)))
             elif isinstance(st, ast.Match):
-                subject = seg(st.subject)
                 for case in st.cases:
-                    text = f"match {subject}: case {seg(case.pattern)}"
-                    if case.guard is not None:
-                        text += f" if {seg(case.guard)}"
-                    self._block(
-                        case.body,
-                        scope,
-                        in_func,
-                        (*ctx, Guard("if", text, case.pattern.lineno, case)),
-                    )
+                    make = functools.partial(_case_text, src, st, case)
+                    guard = _Pending("if", case.pattern.lineno, case, make)
+                    self._block(case.body, scope, in_func, (*ctx, guard))
+
+
+def _const(text: str) -> Callable[[], str]:
+    return lambda: text
+
+
+def _try_text(src: _Source, tr: Any) -> str:
+    types = [_handler_types(src, h) for h in tr.handlers]
+    return "try" + (f" / except {', '.join(t or '*' for t in types)}" if types else "")
+
+
+def _except_text(src: _Source, h: ast.ExceptHandler) -> str:
+    return f"except {_handler_types(src, h)}".strip()
+
+
+def _with_text(src: _Source, st: ast.With | ast.AsyncWith) -> str:
+    seg = src.segment
+    return "with " + ", ".join(
+        seg(i.context_expr) + (f" as {seg(i.optional_vars)}" if i.optional_vars else "")
+        for i in st.items
+    )
+
+
+def _case_text(src: _Source, st: ast.Match, case: ast.match_case) -> str:
+    text = f"match {src.segment(st.subject)}: case {src.segment(case.pattern)}"
+    if case.guard is not None:
+        text += f" if {src.segment(case.guard)}"
+    return text
 
 
 def loop_header(src: _Source, st: ast.For | ast.AsyncFor | ast.While) -> str:
@@ -238,18 +307,19 @@ class _Indexer(_Walker):
         super().__init__(src)
         self.imports: list[ImportBinding] = []
         self.loop_imports: dict[int, list[int]] = {}
-        self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, str, tuple[Guard, ...]]] = []
+        self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, str, Pending]] = []
         self.scopes: dict[str, tuple[int, int]] = {}
 
     def on_scope(self, qualname: str, st: ast.stmt) -> None:
         self.scopes[qualname] = (st.lineno, st.end_lineno or st.lineno)
 
-    def on_stmt(self, st: ast.stmt, scope: str, ctx: tuple[Guard, ...]) -> None:
+    def on_stmt(self, st: ast.stmt, scope: str, ctx: Pending) -> None:
         if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
             self.loops.append((st, scope, ctx))
             self.loop_imports[id(st)] = []
             return
         if isinstance(st, ast.Import):
+            guards = realise(ctx)
             for a in st.names:
                 bound = a.asname or a.name.split(".")[0]
                 self.imports.append(
@@ -263,7 +333,7 @@ class _Indexer(_Walker):
                         st.lineno,
                         st.end_lineno or st.lineno,
                         scope,
-                        ctx,
+                        guards,
                         0,
                         len(st.names),
                         False,
@@ -271,6 +341,7 @@ class _Indexer(_Walker):
                 )
         elif isinstance(st, ast.ImportFrom):
             module = "." * st.level + (st.module or "")
+            guards = realise(ctx)
             for a in st.names:
                 self.imports.append(
                     ImportBinding(
@@ -283,7 +354,7 @@ class _Indexer(_Walker):
                         st.lineno,
                         st.end_lineno or st.lineno,
                         scope,
-                        ctx,
+                        guards,
                         st.level,
                         len(st.names),
                         True,
@@ -292,7 +363,7 @@ class _Indexer(_Walker):
         else:
             return
         for g in ctx:
-            if g.kind == "loop" and g.node is not None:
+            if g.kind == "loop":
                 self.loop_imports[id(g.node)].append(st.lineno)
 
 
@@ -308,7 +379,7 @@ def index(tree: ast.Module, text: str) -> ScopeIndex:
             st.lineno,
             st.end_lineno or st.lineno,
             tuple(ix.loop_imports[id(st)]),
-            ctx,
+            realise(ctx),
         )
         for st, scope, ctx in ix.loops
     )
@@ -338,7 +409,7 @@ def _header_exprs(st: ast.stmt) -> Iterable[ast.AST]:
         for c in st.cases:
             if c.guard is not None:
                 yield c.guard
-    elif isinstance(st, ast.Try) or type(st).__name__ == "TryStar":
+    elif isinstance(st, _TRY):
         for h in st.handlers:  # type: ignore[attr-defined]
             if h.type is not None:
                 yield h.type
@@ -360,11 +431,22 @@ class _CallFinder(_Walker):
         # Lines mentioning a name at all: everything else is skipped without walking it.
         pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
         self.hits = (
-            {i for i, ln in enumerate(src.lines, 1) if pattern.search(ln)} if names else set()
+            [i for i, ln in enumerate(src.lines, 1) if pattern.search(ln)] if names else []
         )
 
-    def on_stmt(self, st: ast.stmt, scope: str, ctx: tuple[Guard, ...]) -> None:
-        hits = self.hits
+    def _hit(self, first: int, last: int) -> bool:
+        """Whether any line in ``first..last`` mentions a wanted name."""
+        i = bisect.bisect_left(self.hits, first)
+        return i < len(self.hits) and self.hits[i] <= last
+
+    def skip(self, st: ast.stmt) -> bool:
+        first = st.lineno
+        decorators = getattr(st, "decorator_list", None)
+        if decorators:
+            first = min(first, *(d.lineno for d in decorators))
+        return not self._hit(first, st.end_lineno or st.lineno)
+
+    def on_stmt(self, st: ast.stmt, scope: str, ctx: Pending) -> None:
         first = st.lineno
         decorators = getattr(st, "decorator_list", None)
         if decorators:
@@ -372,14 +454,12 @@ class _CallFinder(_Walker):
         body = getattr(st, "body", None)
         last = body[0].lineno - 1 if body else (st.end_lineno or st.lineno)
         # try: the header has no expressions; handler types are checked below
-        if not isinstance(st, ast.Try) and not any(
-            n in hits for n in range(first, max(first, last) + 1)
-        ):
+        if not isinstance(st, ast.Try) and not self._hit(first, max(first, last)):
             return
         for expr in _header_exprs(st):
             start = getattr(expr, "lineno", None)
-            if start is not None and not any(
-                n in hits for n in range(start, (getattr(expr, "end_lineno", None) or start) + 1)
+            if start is not None and not self._hit(
+                start, getattr(expr, "end_lineno", None) or start
             ):
                 continue
             for node in ast.walk(expr):
@@ -392,7 +472,7 @@ class _CallFinder(_Walker):
                                 node.lineno,
                                 node.col_offset,
                                 scope,
-                                ctx,
+                                realise(ctx),
                                 self.src.segment(node),
                             )
                         )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+import bisect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
@@ -53,26 +54,71 @@ def _chain(scope: str, stmts: list[ast.stmt], i: int) -> _Chain:
     return _Chain(scope, node, stmts, i, tuple(tests), tuple(bodies))
 
 
-def _chains(node: ast.AST, scope: str) -> Iterator[_Chain]:
-    """Every chain head in a tree (elif parts are not heads), with the enclosing qualname."""
+def _chains(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | None = None) -> list[_Chain]:
+    """Every chain head in a tree (elif parts are not heads), with the enclosing qualname.
+
+    ``keep(statement, qualname)`` prunes: a statement it rejects is not looked into at all.
+    """
+    out: list[_Chain] = []
+    _collect(node, scope, keep, out)
+    return out
+
+
+def _collect(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | None, out: list[_Chain]) -> None:
+    is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     for field in ("body", "orelse", "finalbody", "handlers"):
         stmts = getattr(node, field, None)
         if not isinstance(stmts, list):
             continue
         for i, st in enumerate(stmts):
+            if isinstance(st, _SIMPLE):
+                continue  # no bodies, so no chains
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = f"{scope}.<locals>.{st.name}" if is_def else (f"{scope}.{st.name}" if scope else st.name)
+            elif isinstance(st, ast.ClassDef):
+                inner = f"{scope}.{st.name}" if scope else st.name
+            else:
+                inner = scope
+            if keep is not None and not keep(st, inner):
+                continue
             if isinstance(st, ast.If) and isinstance(node, ast.If) and field == "orelse" and len(stmts) == 1:
                 # an elif: part of the parent's chain, but its bodies may hold chains
-                yield from _chains(st, scope)
+                _collect(st, scope, keep, out)
                 continue
             if isinstance(st, ast.If):
-                yield _chain(scope, stmts, i)
-            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                inner = f"{scope}.<locals>.{st.name}" if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else (f"{scope}.{st.name}" if scope else st.name)
-                yield from _chains(st, inner)
-            elif isinstance(st, ast.ClassDef):
-                yield from _chains(st, f"{scope}.{st.name}" if scope else st.name)
-            elif isinstance(st, ast.AST):
-                yield from _chains(st, scope)
+                out.append(_chain(scope, stmts, i))
+            if isinstance(st, ast.AST):
+                _collect(st, inner, keep, out)
+
+
+# Statements without bodies (the walk never looks into them).
+_SIMPLE = (
+    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom,
+    ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal, ast.Assert,
+)
+
+
+def _touches(lines: list[int]) -> Callable[[ast.AST, str], bool]:
+    """A ``keep`` predicate: the statement's span holds one of the (sorted) lines."""
+
+    def keep(st: ast.AST, _scope: str) -> bool:
+        first = st.lineno  # type: ignore[attr-defined]
+        i = bisect.bisect_left(lines, first)
+        return i < len(lines) and lines[i] <= (st.end_lineno or first)  # type: ignore[attr-defined]
+
+    return keep
+
+
+def _within(scopes: set[str]) -> Callable[[ast.AST, str], bool]:
+    """A ``keep`` predicate: definitions whose qualname is or encloses one of the scopes."""
+    prefixes = {s[: i] for s in scopes for i in range(len(s) + 1) if i == len(s) or s[i] == "."}
+
+    def keep(st: ast.AST, scope: str) -> bool:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return scope in prefixes
+        return True
+
+    return keep
 
 
 # -- evaluating simple comparisons ---------------------------------------------------------
@@ -170,10 +216,18 @@ def _structural(before: _Chain, after: _Chain) -> bool:
             i += 1
             continue
         for p in parts:
-            if i >= len(before.tests) or before.tests[i] is None or dump(before.tests[i]) != p or dump(before.bodies[i]) != dump(body):
+            prior = before.tests[i] if i < len(before.tests) else None
+            if prior is None or dump(prior) != p or dump(before.bodies[i]) != dump(body):
                 return False
             i += 1
     return i == len(before.tests)
+
+
+def _same(x: ast.expr | None, y: ast.expr | None) -> bool:
+    """Equal tests (``None`` = ``else``); dumps are only compared for nodes of one type."""
+    if x is None or y is None:
+        return x is y
+    return type(x) is type(y) and dump(x) == dump(y)
 
 
 def _has_call(nodes: Iterable[ast.AST | None]) -> bool:
@@ -200,10 +254,15 @@ class BranchesAnalyzer(Analyzer):
                 continue
             cl = sources.changed(f)
             removed, added = set(cl.removed), set(cl.added)
-            befores = [c for c in _chains(bt, "") if any(n in removed for n in range(c.span[0], c.span[1] + 1))]
+            # Only statements spanning a removed line can hold a changed chain.
+            befores = [
+                c
+                for c in _chains(bt, "", _touches(sorted(removed)))
+                if any(n in removed for n in range(c.span[0], c.span[1] + 1))
+            ]
             # The diff may keep an after chain as context (only the hoisted line is new).
             scopes = {c.scope for c in befores}
-            afters = [c for c in _chains(at, "") if c.scope in scopes]
+            afters = [c for c in _chains(at, "", _within(scopes)) if c.scope in scopes] if scopes else []
             used: set[int] = set()
             for b in befores:
                 for a in afters:
@@ -218,7 +277,9 @@ class BranchesAnalyzer(Analyzer):
     def _match(self, f: FileChange, b: _Chain, a: _Chain, removed: set[int], added: set[int]) -> Finding | None:
         details: dict = {"scope": b.scope or "<module>", "before_line": b.span[0], "after_line": a.span[0]}
         extra_after: list[int] = []
-        same_tests = [dump(t) if t else "" for t in a.tests] == [dump(t) if t else "" for t in b.tests][: len(a.tests)]
+        if len(a.tests) > len(b.tests):
+            return None  # a chain that grew is neither a merge nor a hoist
+        same_tests = all(_same(x, y) for x, y in zip(a.tests, b.tests, strict=False))
         hoisted = self._hoisted(b, a) if same_tests and len(b.tests) - len(a.tests) in (0, 1) else None
         if hoisted is not None:
             where, stmt, line = hoisted
@@ -272,8 +333,11 @@ class BranchesAnalyzer(Analyzer):
 
     def _hoisted(self, b: _Chain, a: _Chain) -> tuple[str, ast.stmt, int] | None:
         """('first'|'last', statement, after line) when a statement common to every branch moved out."""
-        firsts = {dump(body[0]) for body in b.bodies}
-        lasts = {dump(body[-1]) for body in b.bodies}
+        # Equal dumps need equal node types: compare types first, dump only candidates.
+        prev = a.stmts[a.index - 1] if a.index > 0 else None
+        after = a.stmts[a.index + 1] if a.index + 1 < len(a.stmts) else None
+        firsts = {dump(body[0]) for body in b.bodies} if prev is not None and all(type(body[0]) is type(prev) for body in b.bodies) else set()
+        lasts = {dump(body[-1]) for body in b.bodies} if after is not None and all(type(body[-1]) is type(after) for body in b.bodies) else set()
 
         def same(rest: list[list[ast.stmt]]) -> bool:
             # An else left empty by the hoist disappears from the after chain.
@@ -281,11 +345,11 @@ class BranchesAnalyzer(Analyzer):
                 rest = rest[:-1]
             return len(rest) == len(a.bodies) and all(dump(x) == dump(y) for x, y in zip(rest, a.bodies, strict=True))
 
-        if len(firsts) == 1 and a.index > 0 and dump(a.stmts[a.index - 1]) in firsts:
+        if len(firsts) == 1 and prev is not None and dump(prev) in firsts:
             if same([x[1:] for x in b.bodies]):
                 st = a.stmts[a.index - 1]
                 return "first", st, st.lineno
-        if len(lasts) == 1 and a.index + 1 < len(a.stmts) and dump(a.stmts[a.index + 1]) in lasts:
+        if len(lasts) == 1 and after is not None and dump(after) in lasts:
             if same([x[:-1] for x in b.bodies]):
                 st = a.stmts[a.index + 1]
                 return "last", st, st.end_lineno or st.lineno

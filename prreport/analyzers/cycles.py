@@ -192,14 +192,21 @@ class CycleAnalyzer(Analyzer):
     def _walks(self, bundle: PullRequestBundle, sources: SourceFiles) -> list[tuple[_Hoist, _Exploration]]:
         index = _index(bundle, sources, self.config.first_party)
         depth = max(1, self.config.cycle_depth)
-        cache: dict[tuple[str, str], _Exploration] = {}
-        out = []
-        for h in _hoists(bundle, sources, index):
-            key = (h.importer, h.target)
-            if key not in cache:
-                cache[key] = _explore(bundle, sources, index, h.importer, h.target, depth)
-            out.append((h, cache[key]))
-        return out
+
+        def build() -> list[tuple[_Hoist, _Exploration]]:
+            cache: dict[tuple[str, str], _Exploration] = {}
+            out = []
+            for h in _hoists(bundle, sources, index):
+                key = (h.importer, h.target)
+                if key not in cache:
+                    cache[key] = _explore(bundle, sources, index, h.importer, h.target, depth)
+                out.append((h, cache[key]))
+            return out
+
+        # planning and analysis of one bundle walk the same imports: walk once
+        fp = ",".join(self.config.first_party)
+        walks: list[tuple[_Hoist, _Exploration]] = sources.memo("", "", f"cycle-walks:{fp}:{depth}", build)
+        return walks
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """The target modules, then the files they import, one level per round."""

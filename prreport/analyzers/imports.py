@@ -209,14 +209,21 @@ def _explains(
     changed = sources.changed(f)
     out: list[Line] = []
     if m.before is not None and m.before_path is None:
-        lines = (f.before or "").split("\n")
+        lines = _lines(sources, f, "before")
         whole = _all_leaving(m.before, leaving, stmt_counts, "b")
         out += [(f.path, "-", n) for n in _side_lines(m.before, whole, lines, set(changed.removed))]
     if m.after is not None and not m.already_bound:
-        lines = (f.after or "").split("\n")
+        lines = _lines(sources, f, "after")
         whole = _all_leaving(m.after, arriving, stmt_counts, "a")
         out += [(f.path, "+", n) for n in _side_lines(m.after, whole, lines, set(changed.added))]
     return tuple(out)
+
+
+def _lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:
+    """Lines of one side of a changed file (split once, not once per import)."""
+    text = f.before if side == "before" else f.after
+    lines: list[str] = sources.memo(f.path, side, "lines", lambda: (text or "").split("\n"))
+    return lines
 
 
 def _all_leaving(

@@ -7,6 +7,7 @@ import builtins
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.bundle import FileChange, PullRequestBundle
@@ -26,12 +27,26 @@ _BUILTINS = frozenset(dir(builtins)) | {
     "__dict__",
     "WindowsError",  # exists on Windows only; code guarded by a platform check uses it
 }
-# Nodes without names below them: contexts, operators, constants.
+# Nodes without names below them: contexts, operators, constants, and plain field values.
 _LEAVES = frozenset(
     {ast.Load, ast.Store, ast.Del, ast.Constant, ast.Pass, ast.Break, ast.Continue}
     | {getattr(ast, n) for n in ("Add", "Sub", "Mult", "MatMult", "Div", "Mod", "Pow", "LShift", "RShift", "BitOr", "BitXor", "BitAnd", "FloorDiv")}
     | {getattr(ast, n) for n in ("And", "Or", "Invert", "Not", "UAdd", "USub", "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot", "In", "NotIn")}
+    | {str, int, float, complex, bytes, bool, type(None), type(...)}
 )
+# Fields that only ever hold strings, numbers or leaf nodes: never worth a ``getattr``.
+_SCALAR_FIELDS = frozenset(
+    {"ctx", "op", "id", "attr", "name", "arg", "asname", "module", "level", "kind", "type_comment", "is_async", "conversion", "simple"}
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    """Fields of a node type that may hold nodes with names below them."""
+    fields = _CHILD_FIELDS.get(t)
+    if fields is None:
+        fields = _CHILD_FIELDS[t] = tuple(f for f in getattr(t, "_fields", ()) if f not in _SCALAR_FIELDS)
+    return fields
 
 
 @dataclass(eq=False)
@@ -72,19 +87,27 @@ class _Binder(ast.NodeVisitor):
             self.generic_visit(node)
 
     def generic_visit(self, node: ast.AST) -> None:
-        """Visit the children, skipping leaves that can hold no name."""
+        """Visit the children, skipping leaves that can hold no name (names are handled inline)."""
         dispatch = self._dispatch
-        for name in node._fields:
-            value = getattr(node, name, None)
-            children = value if type(value) is list else (value,)
-            for child in children:
+        leaves = _LEAVES
+        name_t, load_t = ast.Name, ast.Load
+        for field_name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+            value = getattr(node, field_name, None)
+            child: Any
+            for child in value if type(value) is list else (value,):
                 t = type(child)
-                if t in _LEAVES or not isinstance(child, ast.AST):
+                if t in leaves:
+                    continue
+                if t is name_t:
+                    if type(child.ctx) is load_t:
+                        self.scope.uses.append((child.id, child.lineno))
+                    else:
+                        self._bind(child.id)
                     continue
                 handler = dispatch.get(t)
                 if handler is not None:
                     handler(child)
-                else:
+                elif isinstance(child, ast.AST):
                     self.generic_visit(child)
 
     # -- helpers ---------------------------------------------------------------------------
