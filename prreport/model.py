@@ -307,7 +307,7 @@ def build_model(
         },
         files=tuple(files),
         findings=tuple(findings),
-        key_symbols=_key_symbols(findings),
+        key_symbols=_key_symbols(live),
         snippets=tuple(
             _snippets(bundle, live, config.report.snippet_max_lines, config.report.max_snippets)
         ),
@@ -464,7 +464,7 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "proven": d.get("proven"),
         "method": d.get("method", ""),
         "subject": d.get("subject", ""),
-        "values": list(d.get("values", [])),
+        "subject_values": list(d.get("values", [])),
         "statement": d.get("statement", ""),
         "before_branches": d.get("before_branches"),
         "after_branches": d.get("after_branches"),
@@ -767,7 +767,7 @@ def _definition_caption(fd: Finding) -> dict[str, Any]:
         "sites": [site.get("scope") or site.get("class", "") for site in d.get("sites", [])],
         "pattern": d.get("pattern", ""),
         "subject": d.get("subject", ""),
-        "values": list(d.get("values", [])),
+        "subject_values": list(d.get("values", [])),
         "statement": d.get("statement", ""),
         "old_qualname": d.get("old_qualname", ""),
         "old_path": d.get("old_path", ""),
@@ -836,6 +836,8 @@ def _snippets(
                 # The statement hoisted before the chain, then the chain itself.
                 hi = _chain_end(lines, start)
                 lo = start - 1 if d.get("pattern") == "hoisted-first" and start > 1 else start
+                if d.get("pattern") == "hoisted-last":
+                    hi = min(len(lines), hi + 1)
             else:
                 lo = _decorated_start(lines, start)
                 hi = _block_end(lines, start)

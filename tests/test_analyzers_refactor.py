@@ -412,3 +412,114 @@ def test_pr_mixing_override_removal_and_rename(tmp_path: Path):
     ]
     _all_changed_explained(a)
     assert a.model.summary.verdict == "pure-refactor"
+
+
+# -- the verdict of refactors whose functions changed text (behaviour accounted for) -------
+
+
+def _accounted(a: Analysis) -> dict[str, list[str]]:
+    return {
+        f.symbol: [b["kind"] for b in f.details.get("accounted_by", [])]
+        for f in a.model.findings
+        if f.kind == "behavior.changed"
+    }
+
+
+def test_extracted_helper_is_a_pure_refactor(tmp_path: Path):
+    a = _analyse(tmp_path, {"pkg/io.py": _SAVE_BEFORE.format(indent=2)}, {"pkg/io.py": _SAVE_AFTER})
+    assert _accounted(a) == {"save_a": ["code.extracted"], "save_b": ["code.extracted"]}
+    assert a.model.summary.verdict == "pure-refactor"
+    assert a.model.impact["changed_functions"] == []
+
+
+def test_extracted_helper_that_differs_or_swaps_arguments_is_not_pure(tmp_path: Path):
+    a = _analyse(tmp_path, {"pkg/io.py": _SAVE_BEFORE.format(indent=4)}, {"pkg/io.py": _SAVE_AFTER})
+    assert _accounted(a) == {"save_a": [], "save_b": []}
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+    assert [r["id"] for r in a.model.risks][:2] == ["refactor-not-equivalent", "behavior-change-in-refactor"]
+    swapped = _SAVE_AFTER.replace("_write_json(target, payload)", "_write_json(payload, target)")
+    b = _analyse(tmp_path / "b", {"pkg/io.py": _SAVE_BEFORE.format(indent=2)}, {"pkg/io.py": swapped})
+    assert b.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_collapsed_branches_are_a_pure_refactor(tmp_path: Path):
+    a = _analyse(tmp_path, {"pkg/r.py": _ROUTE.format(k=1)}, {"pkg/r.py": _ROUTE_AFTER})
+    assert _accounted(a) == {"route": ["code.branches-collapsed"]}
+    assert a.model.summary.verdict == "pure-refactor"
+    before = (
+        "def build(kind, cfg):\n    if kind == 'a':\n        out = {'n': cfg.name}\n        out['a'] = 1\n"
+        "    elif kind == 'b':\n        out = {'n': cfg.name}\n        out['b'] = 2\n    else:\n"
+        "        out = {'n': cfg.name}\n    return out\n"
+    )
+    after = (
+        "def build(kind, cfg):\n    out = {'n': cfg.name}\n    if kind == 'a':\n        out['a'] = 1\n"
+        "    elif kind == 'b':\n        out['b'] = 2\n    return out\n"
+    )
+    b = _analyse(tmp_path / "b", {"pkg/b.py": before}, {"pkg/b.py": after})
+    assert b.model.summary.verdict == "pure-refactor"
+
+
+def test_collapsed_branches_that_change_meaning_or_are_unproven_are_not_pure(tmp_path: Path):
+    a = _analyse(tmp_path, {"pkg/r.py": _ROUTE.format(k=2)}, {"pkg/r.py": _ROUTE_AFTER})
+    assert a.model.summary.verdict == "behavior-change"
+    before = "def f(a, b):\n    if a.ready():\n        go()\n    elif b.ready():\n        stop()\n    elif a.late():\n        go()\n"
+    after = "def f(a, b):\n    if a.ready() or a.late():\n        go()\n    elif b.ready():\n        stop()\n"
+    b = _analyse(tmp_path / "b", {"pkg/f.py": before}, {"pkg/f.py": after})
+    assert _accounted(b) == {"f": []}
+    assert b.model.summary.verdict == "refactor-with-behavior-change"
+    before = "def f(k, log):\n    if k == 1:\n        log('x')\n        return 1\n    elif k == 2:\n        log('x')\n        return 2\n    return 0\n"
+    after = "def f(k, log):\n    log('x')\n    if k == 1:\n        return 1\n    elif k == 2:\n        return 2\n    return 0\n"
+    c = _analyse(tmp_path / "c", {"pkg/f.py": before}, {"pkg/f.py": after})
+    assert c.model.summary.verdict == "behavior-change"
+
+
+_RENAME_BASE = {"pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef caller():\n    return old_name(2)\n"}
+
+
+def test_rename_with_callers_updated_is_a_pure_refactor(tmp_path: Path):
+    pr = {"pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(2)\n"}
+    a = _analyse(tmp_path, _RENAME_BASE, pr)
+    assert _accounted(a) == {"caller": ["symbol.renamed"]}
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_rename_whose_body_also_changed_is_not_pure(tmp_path: Path):
+    pr = {"pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(3)\n"}
+    a = _analyse(tmp_path, _RENAME_BASE, pr)
+    assert _accounted(a) == {"caller": []}
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_rename_across_modules_is_not_also_dead_code(tmp_path: Path):
+    base = {
+        "pkg/calc.py": "def compute(x):\n    y = x * 2\n    return y + 1\n",
+        "pkg/use.py": "from pkg.calc import compute\n\n\ndef total(xs):\n    return sum(compute(x) for x in xs)\n",
+    }
+    pr = {
+        "pkg/calc.py": "def calculate(x):\n    y = x * 2\n    return y + 1\n",
+        "pkg/use.py": "from pkg.calc import calculate\n\n\ndef total(xs):\n    return sum(calculate(x) for x in xs)\n",
+    }
+    a = _analyse(tmp_path, base, pr)
+    assert [(f.kind, f.symbol) for f in _ours(a)] == [("symbol.renamed", "calculate")]
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+# -- the verdict of new code ---------------------------------------------------------------
+
+
+def test_a_pr_that_only_adds_a_function_is_a_behaviour_change(tmp_path: Path):
+    base = {"pkg/r.py": "def route(path):\n    return '/' + path\n"}
+    pr = {"pkg/r.py": base["pkg/r.py"] + "\n\ndef route_v2(path):\n    return '/v2' + route(path)\n"}
+    a = _analyse(tmp_path, base, pr)
+    assert a.model.summary.verdict == "behavior-change"
+    # A comment-only change proves nothing either way.
+    c = _analyse(tmp_path / "c", base, {"pkg/r.py": "# Routing.\n" + base["pkg/r.py"]})
+    assert c.model.summary.verdict == "unknown"
+
+
+def test_a_refactor_that_also_adds_a_function_is_a_refactor_with_behaviour_change(tmp_path: Path):
+    before = _ROUTE.format(k=1) + "\n\ndef legacy_route():\n    return None\n"
+    after = _ROUTE_AFTER + "\n\ndef fresh(x):\n    return x * 2\n"
+    a = _analyse(tmp_path, {"pkg/r.py": before}, {"pkg/r.py": after})
+    assert {f.kind for f in _ours(a)} == {"code.branches-collapsed", "code.dead-removed"}
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
