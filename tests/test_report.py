@@ -27,7 +27,7 @@ from prreport.config import Config, GitConfig, ReportConfig
 from prreport.findings import Diagnostic, Finding
 from prreport.model import build_model
 from prreport.pipeline import analyse, gather
-from prreport.render import extract_motivation, render_html, render_json, render_markdown
+from prreport.render import extract_motivation, render_html, render_json, render_markdown, summary_texts
 from prreport.sources.git import GitSource
 from tests.fixtures import seed_pr
 
@@ -720,3 +720,94 @@ def test_seed_pipeline_related_prs_render_relation_and_reason(seed_model):
     assert "PR #36030" in en and "(follow-up)" in en
     html = render_html(seed_model, "en")
     assert html.startswith("<!doctype html>") and "<h1>PR #35980 report</h1>" in html
+
+
+# --- a mixed refactor PR through the real pipeline -----------------------------------------
+
+_MIXED_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/io.py": (
+        "import json\n\n\ndef save_a(path, data):\n    text = json.dumps(data)\n    with open(path, 'w') as fh:\n"
+        "        fh.write(text)\n    return path\n\n\ndef save_b(target, payload):\n    text = json.dumps(payload)\n"
+        "    with open(target, 'w') as fh:\n        fh.write(text)\n    print('saved')\n"
+    ),
+    "pkg/r.py": (
+        "def route(mode, x):\n    if mode == 'prefill':\n        return x + 1\n    elif mode == 'decode':\n"
+        "        return x + 1\n    else:\n        return x\n\n\ndef legacy_route():\n    return None\n"
+    ),
+    "pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef caller():\n    return old_name(2)\n",
+}
+_MIXED_PR = {
+    "pkg/io.py": (
+        "import json\n\n\ndef _write_json(path, data):\n    text = json.dumps(data)\n    with open(path, 'w') as fh:\n"
+        "        fh.write(text)\n\n\ndef save_a(path, data):\n    _write_json(path, data)\n    return path\n\n\n"
+        "def save_b(target, payload):\n    _write_json(target, payload)\n    print('saved')\n"
+    ),
+    "pkg/r.py": "def route(mode, x):\n    if mode in ('prefill', 'decode'):\n        return x + 1\n    else:\n        return x\n",
+    "pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(2)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path_factory.mktemp("mixed") / "repo")
+    repo.commit("init", _MIXED_BASE)
+    repo.commit("refactor(pkg): extract, collapse, rename (#7)", _MIXED_PR)
+    cfg = Config()
+    src = GitSource("7", GitConfig(repo=str(repo.path)))
+    try:
+        return analyse(gather(src, cfg), cfg).model
+    finally:
+        src.close()
+
+
+def test_mixed_refactor_report_describes_every_refactor(mixed):
+    assert mixed.summary.verdict == "pure-refactor"
+    assert mixed.summary.explained_lines == mixed.summary.changed_lines
+    md = render_markdown(mixed, "en")
+    assert "Extracts the function `_write_json` (line 4) from `save_a` and `save_b`" in md
+    assert "the sites now call it (lines 11, 16)" in md
+    assert "`save_a` and `save_b` change only by this refactor" in md
+    assert "Merges equal branches in `route`" in md and "3 → 2 branches, proven by enumerating the values" in md
+    assert "removes the unreferenced function `legacy_route` (was lines 10–11)" in md
+    assert "Renames `old_name` to `new_name` (byte-identical; every caller uses the new name)" in md
+    assert "renames old_name → new_name" in md and "no behaviour change (pure refactor)" in md
+    # The new helper is shown with its real line numbers; functions accounted for are not "changed".
+    assert "### `pkg/io.py` lines 4–7\n\nThe new function _write_json (lines 4–7), extracted from save_a and save_b" in md
+    assert "def _write_json(path, data):" in md
+    assert "whose behaviour differs" not in md and "behaviour differs" not in md
+    zh = render_markdown(mixed, "zh")
+    assert "从 `save_a`、`save_b` 提取函数 `_write_json`（第 4 行）" in zh
+    assert "将 `old_name` 重命名为 `new_name`（逐字节一致；所有调用方均已改用新名字）" in zh
+    assert "删除无引用的函数 `legacy_route`（原第 10–11 行）" in zh
+    assert "无行为变化，纯重构" in zh
+
+
+def test_summary_texts_are_the_report_summary(mixed):
+    en = summary_texts(mixed, "en")
+    assert en["one_line"] in render_markdown(mixed, "en")
+    assert en["one_line"] == json.loads(render_json(mixed))["summary"]["one_line"]
+    assert summary_texts(mixed, "zh")["one_line"].endswith("无行为变化，纯重构。")
+
+
+def test_refactor_that_is_not_equivalent_is_a_high_risk(tmp_path):
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    repo.commit("init", _MIXED_BASE)
+    pr = dict(_MIXED_PR)
+    pr["pkg/io.py"] = pr["pkg/io.py"].replace("_write_json(target, payload)", "_write_json(payload, target)")
+    repo.commit("refactor(pkg): extract (#8)", {"pkg/io.py": pr["pkg/io.py"]})
+    cfg = Config()
+    src = GitSource("8", GitConfig(repo=str(repo.path)))
+    try:
+        model = analyse(gather(src, cfg), cfg).model
+    finally:
+        src.close()
+    assert model.summary.verdict == "refactor-with-behavior-change"
+    md = render_markdown(model, "en")
+    assert "**Refactor that is not equivalent** (high): `code.extracted` `_write_json` (`pkg/io.py:4`): `save_b` did something else before" in md
+    assert "but it is not equivalent: `save_b` did something else" in md
+    assert "**重构前后并不等价**" in render_markdown(model, "zh")
