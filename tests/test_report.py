@@ -27,7 +27,13 @@ from prreport.config import Config, GitConfig, ReportConfig
 from prreport.findings import Diagnostic, Finding
 from prreport.model import build_model
 from prreport.pipeline import analyse, gather
-from prreport.render import extract_motivation, render_html, render_json, render_markdown, summary_texts
+from prreport.render import (
+    extract_motivation,
+    render_html,
+    render_json,
+    render_markdown,
+    summary_texts,
+)
 from prreport.sources.git import GitSource
 from tests.fixtures import seed_pr
 
