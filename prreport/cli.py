@@ -45,14 +45,15 @@ class _DefaultGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-def _split_formats(value: str | None) -> tuple[str, ...] | None:
+def split_list(value: str | None, allowed: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
+    """Parse a comma-separated flag value against its allowed items (None when not given)."""
     if value is None:
         return None
-    formats = tuple(v.strip() for v in value.split(",") if v.strip())
-    bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise ConfigError(f"--format: expected a comma-separated list of {', '.join(FORMATS)}, got {value!r}")
-    return formats
+    items = tuple(v.strip() for v in value.split(",") if v.strip())
+    bad = [v for v in items if v not in allowed]
+    if bad or not items:
+        raise ConfigError(f"{flag}: expected a comma-separated list of {', '.join(allowed)}, got {value!r}")
+    return tuple(dict.fromkeys(items))
 
 
 def _run(debug: bool, body: Callable[[], int]) -> None:
@@ -150,7 +151,7 @@ def report_cmd(
         config = common_config(
             config_path,
             {
-                "report": {"formats": _split_formats(formats), "out_dir": out_dir, "lang": lang, "quiet": quiet},
+                "report": {"formats": split_list(formats, FORMATS, "--format"), "out_dir": out_dir, "lang": lang, "quiet": quiet},
                 "git": {"repo": repo},
                 "github": {
                     "repo": github_repo,

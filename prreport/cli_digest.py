@@ -40,16 +40,6 @@ Examples:
 """
 
 
-def _split(value: str | None, allowed: tuple[str, ...], flag: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    items = tuple(v.strip() for v in value.split(",") if v.strip())
-    bad = [v for v in items if v not in allowed]
-    if bad or not items:
-        raise ConfigError(f"{flag}: expected a comma-separated list of {', '.join(allowed)}, got {value!r}")
-    return tuple(dict.fromkeys(items))
-
-
 def _show_progress() -> bool:
     """A progress bar only for a person at a terminal (never in CI logs)."""
     ci = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
@@ -94,7 +84,7 @@ def digest_cmd(
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
-    from prreport.cli import _run
+    from prreport.cli import _run, split_list
 
     def body() -> int:
         from prreport.digest import (
@@ -108,8 +98,8 @@ def digest_cmd(
 
         if github_repo and repo:
             raise ConfigError("--repo and --github are exclusive: pick the local clone or the GitHub repository")
-        lang_list = _split(langs, LANGS, "--lang")
-        format_list = _split(formats, FORMATS, "--format") or FORMATS
+        lang_list = split_list(langs, LANGS, "--lang")
+        format_list = split_list(formats, FORMATS, "--format") or FORMATS
         config = load_config(
             config_path,
             overrides={

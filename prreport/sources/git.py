@@ -23,6 +23,7 @@ from prreport.bundle import (
 from prreport.config import GitConfig
 from prreport.errors import SourceError
 from prreport.series import SeriesKey, related_candidates
+from prreport.sources._text import decode_text
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
@@ -35,18 +36,6 @@ def pr_number_of_subject(subject: str) -> int | None:
     """The PR number a squash-merge or merge-commit subject names, if any."""
     m = _SQUASH.search(subject) or _MERGE.match(subject)
     return int(m.group(1)) if m else None
-
-
-def _decode_text(data: bytes, limit: int) -> tuple[str | None, bool, str | None]:
-    """Return (text, is_binary, note) for blob bytes."""
-    if b"\0" in data[:8000]:
-        return None, True, None
-    if len(data) > limit:
-        return None, False, f"too large ({len(data)} bytes > {limit})"
-    try:
-        return data.decode("utf-8"), False, None
-    except UnicodeDecodeError:
-        return None, False, "not UTF-8 text"
 
 
 class _BlobReader:
@@ -300,7 +289,7 @@ class GitSource:
                         texts.append(None)
                         note = "blob missing from the repository"
                         continue
-                    text, is_bin, why = _decode_text(data, self.config.max_file_bytes)
+                    text, is_bin, why = decode_text(data, self.config.max_file_bytes)
                     binary = binary or is_bin
                     note = note or why
                     texts.append(text)
@@ -436,7 +425,7 @@ class GitSource:
             data = self.git.blob(f"{head}:{p}")
             text = None
             if data is not None:
-                text, _, _ = _decode_text(data, self.config.max_file_bytes)
+                text, _, _ = decode_text(data, self.config.max_file_bytes)
             result[p] = text
         return result
 

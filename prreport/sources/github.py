@@ -48,6 +48,7 @@ from prreport.errors import GitHubError
 from prreport.series import SeriesKey, parse_time, referenced_numbers, related_candidates, series_of
 from prreport.sources._github_http import cache_namespace, install_cache
 from prreport.sources._github_patch import reverse_apply
+from prreport.sources._text import decode_text
 from prreport.sources.git import pr_number_of_subject
 
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
@@ -71,18 +72,6 @@ def _iso(value: datetime | None) -> str | None:
     if value.tzinfo is None:
         value = value.replace(tzinfo=timezone.utc)
     return value.isoformat()
-
-
-def _decode(data: bytes) -> tuple[str | None, bool, str | None]:
-    """(text, is_binary, note) for file bytes, with the git source's rules."""
-    if b"\0" in data[:8000]:
-        return None, True, None
-    if len(data) > _MAX_TEXT:
-        return None, False, f"too large ({len(data)} bytes > {_MAX_TEXT})"
-    try:
-        return data.decode("utf-8"), False, None
-    except UnicodeDecodeError:
-        return None, False, "not UTF-8 text"
 
 
 def _reset_text(headers: Any) -> str:
@@ -302,7 +291,7 @@ class GitHubSource:
                 note = f"too large ({entry.size} bytes > {_MAX_TEXT})"
             else:
                 data = self._blob(f.sha, what) if (entry is None or entry.size) else b""
-                after, binary, note = _decode(data)
+                after, binary, note = decode_text(data, _MAX_TEXT)
         if binary:
             return FileChange(path, status, 0, 0, old_path, True, None, None, None)
         if status == "added":
@@ -311,7 +300,7 @@ class GitHubSource:
             if patch is not None:
                 before = reverse_apply("", patch, adds, dels)
             if before is None:
-                before, binary, note = _decode(self._blob(f.sha, what))
+                before, binary, note = decode_text(self._blob(f.sha, what), _MAX_TEXT)
         elif after is not None and patch is not None:
             before = reverse_apply(after, patch, adds, dels)
         elif after is not None and f.changes == 0:
@@ -319,7 +308,7 @@ class GitHubSource:
         if before is None and status not in ("added",) and not binary and after is not None:
             base_data = self._contents_at(old_path or path, base_sha, f"reading {old_path or path} at the base")
             if base_data is not None:
-                before, is_bin, why = _decode(base_data)
+                before, is_bin, why = decode_text(base_data, _MAX_TEXT)
                 binary = binary or is_bin
                 note = note or why
         if binary:
@@ -533,7 +522,7 @@ class GitHubSource:
             for p in missing:
                 if p in result:
                     continue
-                text, _, _ = _decode(self._blob(self._tree[p].sha, f"reading {p}"))
+                text, _, _ = decode_text(self._blob(self._tree[p].sha, f"reading {p}"), _MAX_TEXT)
                 result[p] = text
                 self._store(p, text)
         return result
