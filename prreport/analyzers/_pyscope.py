@@ -196,6 +196,10 @@ class _Walker:
     for every ``if``/loop/``with`` of a large file costs a sizeable share of ``ast.parse``.
     """
 
+    prunes = False  # True when ``skip`` is overridden
+    # Statement types ``on_stmt`` wants (None: all); the rest are walked without a call.
+    wanted: tuple[type[ast.stmt], ...] | None = None
+
     def __init__(self, src: _Source) -> None:
         self.src = src
 
@@ -215,10 +219,14 @@ class _Walker:
     def _block(self, body: Sequence[ast.stmt], scope: str, in_func: bool, ctx: Pending) -> None:
         seg = self.src.segment
         src = self.src
+        skip = self.skip if self.prunes else None
+        on_stmt = self.on_stmt
+        wanted = self.wanted
         for st in body:
-            if self.skip(st):
+            if skip is not None and skip(st):
                 continue
-            self.on_stmt(st, scope, ctx)
+            if wanted is None or isinstance(st, wanted):
+                on_stmt(st, scope, ctx)
             if isinstance(st, _SIMPLE):
                 continue
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -303,6 +311,8 @@ def loop_header(src: _Source, st: ast.For | ast.AsyncFor | ast.While) -> str:
 
 
 class _Indexer(_Walker):
+    wanted = (ast.Import, ast.ImportFrom, ast.For, ast.AsyncFor, ast.While)
+
     def __init__(self, src: _Source) -> None:
         super().__init__(src)
         self.imports: list[ImportBinding] = []
@@ -417,6 +427,30 @@ def _header_exprs(st: ast.stmt) -> Iterable[ast.AST]:
         yield st
 
 
+_WORD = re.compile(r"\w")
+
+
+def _word_lines(text: str, names: Iterable[str]) -> list[int]:
+    """Sorted line numbers where any of ``names`` occurs as a whole word (``\\bname\\b``)."""
+    found: set[int] = set()
+    for name in names:
+        if not name:
+            continue
+        line, counted = 1, 0
+        pos = text.find(name)
+        while pos >= 0:
+            end = pos + len(name)
+            # str.find is fast; the word-boundary test only runs at the rare candidates
+            before_ok = pos == 0 or not _WORD.match(text, pos - 1)
+            after_ok = end == len(text) or not _WORD.match(text, end)
+            if before_ok and after_ok:
+                line += text.count("\n", counted, pos)
+                counted = pos
+                found.add(line)
+            pos = text.find(name, pos + 1)
+    return sorted(found)
+
+
 def _root_name(func: ast.expr) -> str | None:
     while isinstance(func, ast.Attribute):
         func = func.value
@@ -429,15 +463,14 @@ class _CallFinder(_Walker):
         self.names = names
         self.sites: list[CallSite] = []
         # Lines mentioning a name at all: everything else is skipped without walking it.
-        pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
-        self.hits = (
-            [i for i, ln in enumerate(src.lines, 1) if pattern.search(ln)] if names else []
-        )
+        self.hits = _word_lines("\n".join(src.lines), names)
 
     def _hit(self, first: int, last: int) -> bool:
         """Whether any line in ``first..last`` mentions a wanted name."""
         i = bisect.bisect_left(self.hits, first)
         return i < len(self.hits) and self.hits[i] <= last
+
+    prunes = True
 
     def skip(self, st: ast.stmt) -> bool:
         first = st.lineno

@@ -97,9 +97,9 @@ def _equality(a_text: str, b_text: str, a: Sequence[ast.AST], b: Sequence[ast.AS
     return None
 
 
-def _calls(node: ast.AST, name: str) -> list[ast.AST]:
+def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     """Statements-level calls of ``name`` (``name(...)``, ``self.name(...)``) inside node."""
-    out = []
+    out: list[ast.Call] = []
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
             f = n.func
@@ -152,7 +152,7 @@ class ExtractedAnalyzer(Analyzer):
             if tree is None or f.after is None:
                 continue
             added = set(sources.changed(f).added)
-            before_lines = f.before.splitlines(keepends=True)
+            before_lines = (f.before or "").splitlines(keepends=True)
             after_defs = file_index(sources, f.path, "after")
             for scope, stmts in _statement_lists(tree, ""):
                 i = 0
@@ -294,7 +294,7 @@ def _only_lost(before: Definition, after: Definition, method: Definition, home: 
 
 
 def _only_replaced(
-    before_lines: list[str], holder_before: Definition, window: tuple[int, int], after_text: str, holder_after: Definition, calls: list[ast.AST]
+    before_lines: list[str], holder_before: Definition, window: tuple[int, int], after_text: str, holder_after: Definition, calls: Sequence[ast.AST]
 ) -> bool:
     """True when the holder's only change is the copied run replaced by one statement calling the helper."""
     after_lines = after_text.splitlines(keepends=True)
@@ -334,7 +334,7 @@ def _still_there(holder: ast.AST, window: list[ast.stmt]) -> bool:
     return False
 
 
-def _misbound(helper: ast.AST, body: Sequence[ast.stmt], window: Sequence[ast.stmt], calls: list[ast.AST]) -> list[tuple[str, str, str]]:
+def _misbound(helper: ast.AST, body: Sequence[ast.stmt], window: Sequence[ast.stmt], calls: Sequence[ast.AST]) -> list[tuple[str, str, str]]:
     """(parameter, name passed, name the copy used) where a call binds a parameter to the wrong local."""
     used: dict[str, str] = {}
     for h, w in zip(

@@ -39,6 +39,15 @@ _SCALAR_FIELDS = frozenset(
     {"ctx", "op", "id", "attr", "name", "arg", "asname", "module", "level", "kind", "type_comment", "is_async", "conversion", "simple"}
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# Node types whose only possible child is one node (never a list), by field name.
+_ONE_CHILD: dict[type, str] = {
+    getattr(ast, t): f
+    for t, f in (
+        ("Attribute", "value"), ("keyword", "value"), ("Expr", "value"), ("Return", "value"),
+        ("Starred", "value"), ("Await", "value"), ("UnaryOp", "operand"), ("Yield", "value"),
+        ("YieldFrom", "value"),
+    )
+}
 
 
 def _child_fields(t: type) -> tuple[str, ...]:
@@ -95,20 +104,28 @@ class _Binder(ast.NodeVisitor):
             value = getattr(node, field_name, None)
             child: Any
             for child in value if type(value) is list else (value,):
-                t = type(child)
-                if t in leaves:
-                    continue
-                if t is name_t:
-                    if type(child.ctx) is load_t:
-                        self.scope.uses.append((child.id, child.lineno))
-                    else:
-                        self._bind(child.id)
-                    continue
-                handler = dispatch.get(t)
-                if handler is not None:
-                    handler(child)
-                elif isinstance(child, ast.AST):
-                    self.generic_visit(child)
+                while True:
+                    t = type(child)
+                    if t in leaves:
+                        break
+                    if t is name_t:
+                        if type(child.ctx) is load_t:
+                            self.scope.uses.append((child.id, child.lineno))
+                        else:
+                            self._bind(child.id)
+                        break
+                    handler = dispatch.get(t)
+                    if handler is not None:
+                        handler(child)
+                        break
+                    only = _ONE_CHILD.get(t)
+                    if only is not None:
+                        # ``a.b.c``, ``return x``, ``f(k=v)``: follow the one child, no recursion
+                        child = getattr(child, only, None)
+                        continue
+                    if isinstance(child, ast.AST):
+                        self.generic_visit(child)
+                    break
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -283,20 +300,15 @@ def scopes(tree: ast.Module) -> _Scope:
     return binder.module
 
 
-def _visible(scope: _Scope) -> Iterable[_Scope]:
-    """Scopes a name read in ``scope`` may resolve in (class bodies only see their own names)."""
-    yield scope
-    s = scope.parent
-    while s is not None:
-        if s.kind != "class":
-            yield s
-        s = s.parent
-
-
-def _walk(scope: _Scope) -> Iterable[_Scope]:
-    yield scope
-    for c in scope.children:
-        yield from _walk(c)
+def _walk(scope: _Scope) -> list[_Scope]:
+    """A scope and every scope nested in it, in pre-order."""
+    out: list[_Scope] = []
+    stack = [scope]
+    while stack:
+        s = stack.pop()
+        out.append(s)
+        stack.extend(reversed(s.children))
+    return out
 
 
 @dataclass(frozen=True)
@@ -310,20 +322,21 @@ def unresolved(module: _Scope) -> tuple[list[_Unresolved], list[tuple[int, str]]
     """Reads bound in no visible scope nor builtins, and the star imports that make this uncertain."""
     out: list[_Unresolved] = []
     stars: list[tuple[int, str]] = []
-    visible: dict[int, frozenset[str]] = {}
+    # Names bound in the enclosing function/module scopes of a scope (class bodies are not
+    # enclosing for the code nested in them); the scope's own names are checked first.
+    enclosing: dict[int, frozenset[str] | set[str]] = {id(module): frozenset()}
     for s in _walk(module):
         stars.extend(s.star_lines)
+        outer = enclosing[id(s)]
+        if s.children:
+            inner = outer if s.kind == "class" else (s.bound | outer if outer else s.bound)
+            for c in s.children:
+                enclosing[id(c)] = inner
         if not s.uses:
             continue
-        key = id(s)
-        if key not in visible:
-            names: set[str] = set()
-            for v in _visible(s):
-                names |= v.bound
-            visible[key] = frozenset(names)
-        known = visible[key]
+        own = s.bound
         for name, line in s.uses:
-            if name not in known and name not in _BUILTINS:
+            if name not in own and name not in outer and name not in _BUILTINS:
                 out.append(_Unresolved(name, line, s.qualname))
     return out, sorted(stars)
 
