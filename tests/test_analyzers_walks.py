@@ -33,6 +33,14 @@ class Server:
             case _:
                 pass
 
+        def later():
+            return stage(cfg)
+
+
+class Other:
+    def run(self, stage):
+        return stage(self)  # a call of the same name outside the import's scope
+
 
 def unrelated(stage_name, restage):
     # mentions of the name that are not calls of it, in code the walk may skip
@@ -62,14 +70,22 @@ def test_every_call_site_in_headers_handlers_and_cases_keeps_its_guard_chain(tmp
         ("guard.preserved", 16, "stage(c)"),
         ("guard.preserved", 22, "stage(err)"),
         ("guard.preserved", 25, "stage(cfg)"),
+        ("guard.preserved", 31, "stage(cfg)"),
     }
     chains = {line: [(g["kind"], g["text"]) for g in d["after"]] for (_k, line, _c), d in found.items()}
     assert chains == {
         16: [("try", "try / except (ValueError, KeyError)")],
         22: [("except", "except (ValueError, KeyError)")],
         25: [("if", 'match cfg: case {"mode": "x"} if cfg')],
+        31: [],
     }
     # The hoist added two lines above the class and removed two inside the try.
-    assert {line: [g["line"] for g in d["after"]] for (_k, line, _c), d in found.items()} == {16: [15], 22: [20], 25: [24]}
-    assert {line: [g["line"] for g in d["before"]] for (_k, line, _c), d in found.items()} == {16: [13], 22: [20], 25: [24]}
-    assert all(d["before_line"] == line and d["scope"] == "Server.start" for (_k, line, _c), d in found.items())
+    assert {line: [g["line"] for g in d["after"]] for (_k, line, _c), d in found.items()} == {16: [15], 22: [20], 25: [24], 31: []}
+    assert {line: [g["line"] for g in d["before"]] for (_k, line, _c), d in found.items()} == {16: [13], 22: [20], 25: [24], 31: []}
+    assert {line: d["scope"] for (_k, line, _c), d in found.items()} == {
+        16: "Server.start",
+        22: "Server.start",
+        25: "Server.start",
+        31: "Server.start.<locals>.later",
+    }
+    assert all(d["before_line"] == line for (_k, line, _c), d in found.items())

@@ -213,6 +213,10 @@ class _Walker:
     def on_scope(self, qualname: str, st: ast.stmt) -> None:
         """Hook: called for every def/class with its qualname."""
 
+    def enter(self, qualname: str) -> bool:
+        """Hook: False to leave the body of a def/class unvisited (its header is visited)."""
+        return True
+
     def walk(self, tree: ast.Module) -> None:
         self._block(tree.body, MODULE_SCOPE, False, ())
 
@@ -237,7 +241,8 @@ class _Walker:
                 else:
                     q = f"{scope}.{st.name}"
                 self.on_scope(q, st)
-                self._block(st.body, q, not isinstance(st, ast.ClassDef), ())
+                if self.enter(q):
+                    self._block(st.body, q, not isinstance(st, ast.ClassDef), ())
             elif isinstance(st, ast.If):
                 test = st.test
                 make = functools.partial(seg, test)
@@ -458,9 +463,12 @@ def _root_name(func: ast.expr) -> str | None:
 
 
 class _CallFinder(_Walker):
-    def __init__(self, src: _Source, names: frozenset[str]) -> None:
+    def __init__(self, src: _Source, names: frozenset[str], within: frozenset[str] | None) -> None:
         super().__init__(src)
         self.names = names
+        # Qualnames that are, enclose, or sit inside one of the ``within`` scopes get walked.
+        self.roots = within if within is None or MODULE_SCOPE not in within else None
+        self.ancestors = {r[:i] for r in self.roots or () for i in range(len(r) + 1) if r[i : i + 1] in (".", "")}
         self.sites: list[CallSite] = []
         # Lines mentioning a name at all: everything else is skipped without walking it.
         self.hits = _word_lines("\n".join(src.lines), names)
@@ -471,6 +479,12 @@ class _CallFinder(_Walker):
         return i < len(self.hits) and self.hits[i] <= last
 
     prunes = True
+
+    def enter(self, qualname: str) -> bool:
+        if self.roots is None or qualname in self.ancestors:
+            return True
+        parts = qualname.split(".")
+        return any(".".join(parts[:i]) in self.roots for i in range(1, len(parts)))
 
     def skip(self, st: ast.stmt) -> bool:
         first = st.lineno
@@ -511,9 +525,15 @@ class _CallFinder(_Walker):
                         )
 
 
-def call_sites(tree: ast.Module, text: str, names: Iterable[str]) -> list[CallSite]:
-    """Calls of any of ``names`` (by root name), with scope and guard chain, in source order."""
-    finder = _CallFinder(_Source(text), frozenset(names))
+def call_sites(
+    tree: ast.Module, text: str, names: Iterable[str], within: Iterable[str] | None = None
+) -> list[CallSite]:
+    """Calls of any of ``names`` (by root name), with scope and guard chain, in source order.
+
+    With ``within`` (scope qualnames), calls are only looked for in those scopes and the code
+    nested in them (``<module>`` means everywhere), plus the headers of enclosing definitions.
+    """
+    finder = _CallFinder(_Source(text), frozenset(names), None if within is None else frozenset(within))
     finder.walk(tree)
     return sorted(finder.sites, key=lambda c: (c.line, c.col))
 

@@ -65,9 +65,10 @@ class GuardAnalyzer(Analyzer):
             btext, atext = sources.text(before_path, "before"), sources.text(path, "after")
             if bt is None or at is None or btext is None or atext is None:
                 continue
-            # one walk per file side for all moved names
-            all_before = call_sites(bt, btext, names)
-            all_after = call_sites(at, atext, names)
+            # one walk per file side for all moved names, only through the scopes compared below
+            within = set().union(*names.values())
+            all_before = call_sites(bt, btext, names, within)
+            all_after = call_sites(at, atext, names, within)
             for name, scopes in sorted(names.items()):
                 before = [c for c in all_before if c.name == name and _within(c.scope, scopes)]
                 after = [c for c in all_after if c.name == name and _within(c.scope, scopes)]
