@@ -91,25 +91,6 @@ def module_level_imports(tree: ast.Module) -> list[ImportBinding]:
     return out
 
 
-_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def all_import_keys(tree: ast.Module) -> set[tuple[int, str, str, str]]:
-    """Keys of every import binding of a file, at any depth (functions, classes, blocks)."""
-    out: set[tuple[int, str, str, str]] = set()
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        st = stack.pop()
-        if isinstance(st, (ast.Import, ast.ImportFrom)):
-            out.update(b.key for b in _bindings(st, False))
-            continue
-        for name in _BLOCKS:
-            block = getattr(st, name, None)
-            if block:
-                stack.extend(block)
-    return out
-
-
 def newly_module_level(before: ast.Module | None, after: ast.Module) -> list[ImportBinding]:
     """After-side module-level bindings that were function-local, in a block, or absent before."""
     prev = module_level_imports(before) if before is not None else []

@@ -11,11 +11,11 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._modimports import (
     ImportBinding,
     ModuleIndex,
-    all_import_keys,
     module_level_imports,
     newly_module_level,
     parents,
 )
+from prreport.analyzers.imports import scope_index
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import ContextRequest, Finding
 
@@ -63,7 +63,7 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
         importer = index.module_of(f.path)
         if importer is None:
             continue  # a script outside the packages cannot be imported back
-        lazy_before = all_import_keys(before) if before is not None else set()
+        lazy_before = _all_keys(sources, f.before_path) if before is not None else set()
         by_target: dict[str, list[ImportBinding]] = {}
         for b in newly_module_level(before, after):
             target = index.target(b, importer, f.path)
@@ -74,6 +74,17 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
             ordered = tuple(sorted(bindings, key=lambda b: (b.line, b.bound)))
             out.append(_Hoist(f, importer, target, ordered, hoisted))
     return out
+
+
+def _all_keys(sources: SourceFiles, path: str) -> set[tuple[int, str, str, str]]:
+    """Keys of every import binding of a before file at any depth, from the shared scope index."""
+    ix = scope_index(sources, path, "before")
+    if ix is None:
+        return set()
+    return {
+        (b.level, b.module[b.level :], b.name or "", b.alias or "") if b.is_from else (0, b.module, "", b.alias or "")
+        for b in ix.imports
+    }
 
 
 def _load(bundle: PullRequestBundle, sources: SourceFiles, path: str) -> tuple[ast.Module | None, bool]:

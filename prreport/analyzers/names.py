@@ -6,7 +6,7 @@ import ast
 import builtins
 import functools
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from prreport.analyzers import Analyzer, SourceFiles, register
@@ -58,20 +58,23 @@ def _child_fields(t: type) -> tuple[str, ...]:
     return fields
 
 
-@dataclass(eq=False)
 class _Scope:
     """One Python scope: what it binds, what it reads, and where it sits."""
 
-    kind: str  # module | function | class | comprehension
-    qualname: str
-    parent: _Scope | None
-    bound: set[str] = field(default_factory=set)
-    declared_global: set[str] = field(default_factory=set)
-    uses: list[tuple[str, int]] = field(default_factory=list)
-    soft_uses: set[str] = field(default_factory=set)  # names read only inside string annotations
-    imports: list[tuple[str, str, str, int]] = field(default_factory=list)  # bound, module, name, line
-    star_lines: list[tuple[int, str]] = field(default_factory=list)
-    children: list[_Scope] = field(default_factory=list)
+    # A plain slotted class: one is made per function, lambda and comprehension.
+    __slots__ = ("kind", "qualname", "parent", "bound", "declared_global", "uses", "soft_uses", "imports", "star_lines", "children")
+
+    def __init__(self, kind: str, qualname: str, parent: _Scope | None) -> None:
+        self.kind = kind  # module | function | class | comprehension
+        self.qualname = qualname
+        self.parent = parent
+        self.bound: set[str] = set()
+        self.declared_global: set[str] = set()
+        self.uses: list[tuple[str, int]] = []
+        self.soft_uses: set[str] = set()  # names read only inside string annotations
+        self.imports: list[tuple[str, str, str, int]] = []  # bound, module, name, line
+        self.star_lines: list[tuple[int, str]] = []
+        self.children: list[_Scope] = []
 
 
 class _Binder(ast.NodeVisitor):
