@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from prreport.config import LANGS
+from prreport.config import FORMATS, LANGS
 from prreport.errors import ConfigError, OutputError
 from prreport.gate import gate_failure, parse_fail_on
 
@@ -145,7 +145,7 @@ def comment_cmd(
 ) -> None:
     """Render the report and create, update or leave alone the PR's prreport comment."""
     # Imported here: prreport.cli registers this command at its bottom, so it is loaded first.
-    from prreport.cli import _run, _split_formats, common_config
+    from prreport.cli import _run, common_config, split_list
 
     def body() -> int:
         from prreport import publish
@@ -162,7 +162,7 @@ def comment_cmd(
         config = common_config(
             config_path,
             {
-                "report": {"formats": _split_formats(formats), "out_dir": out_dir, "lang": lang},
+                "report": {"formats": split_list(formats, FORMATS, "--format"), "out_dir": out_dir, "lang": lang},
                 "git": {"repo": repo},
                 "github": {"repo": github_repo, "api_url": github_api_url, "cache": False if no_cache else None},
             },
