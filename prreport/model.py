@@ -1038,9 +1038,13 @@ def _risks(
             if fd.kind.startswith(("code.", "symbol.")) and fd.details.get("behavior_change") is True
         ],
     )
-    claims_refactor = (
-        bool(re.search(r"\brefactor", bundle.pr.title, re.I))
-        or verdict == "refactor-with-behavior-change"
+    # Only the PR's own words make a behaviour change a broken promise (a high risk): a
+    # "refactor" title or a no-behaviour-change / pure-refactor claim in the description.
+    pr_text = f"{bundle.pr.title}\n{bundle.pr.body}"
+    claims_refactor = bool(re.search(r"\brefactor", bundle.pr.title, re.I)) or any(
+        re.search(pattern, pr_text, re.I)
+        for cid, pattern in _CLAIMS
+        if cid in ("no-behavior-change", "pure-refactor")
     )
     if claims_refactor:
         add(

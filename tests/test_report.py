@@ -817,3 +817,34 @@ def test_refactor_that_is_not_equivalent_is_a_high_risk(tmp_path):
     assert "**Refactor that is not equivalent** (high): `code.extracted` `_write_json` (`pkg/io.py:4`): `save_b` did something else before" in md
     assert "but it is not equivalent: `save_b` did something else" in md
     assert "**重构前后并不等价**" in render_markdown(model, "zh")
+
+
+@pytest.mark.parametrize(
+    "title, body, expected",
+    [
+        ("refactor(pkg): tidy (#9)", "", True),
+        ("feat(pkg): tidy (#9)", "Pure refactor, no behaviour change.", True),
+        ("feat(pkg): new limits (#9)", "Raise the default limit.", False),
+    ],
+)
+def test_behaviour_change_is_a_broken_promise_only_when_the_pr_claims_a_refactor(tmp_path, title, body, expected):
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    repo.commit("init", {"pkg/__init__.py": "", "pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef limit():\n    return 10\n", "pkg/b.py": "from pkg.a import old_name\n\nprint(old_name(1))\n"})
+    repo.commit(
+        f"{title}\n\n{body}",
+        {
+            "pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef limit():\n    return 20\n",
+            "pkg/b.py": "from pkg.a import new_name\n\nprint(new_name(1))\n",
+        },
+    )
+    cfg = Config()
+    src = GitSource("9", GitConfig(repo=str(repo.path)))
+    try:
+        model = analyse(gather(src, cfg), cfg).model
+    finally:
+        src.close()
+    assert model.summary.verdict == "refactor-with-behavior-change"
+    ids = {r["id"] for r in model.risks}
+    assert ("behavior-change-in-refactor" in ids) is expected
