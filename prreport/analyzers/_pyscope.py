@@ -119,10 +119,10 @@ class ScopeIndex:
 
 
 # Statements without nested bodies: the walk never descends into them.
-_SIMPLE = (
+_SIMPLE: frozenset[type[ast.stmt]] = frozenset({
     ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom,
     ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal, ast.Assert,
-)
+})
 # try/except and (3.11+) try/except*: the same fields.
 _TRY: tuple[type[ast.stmt], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
@@ -198,7 +198,7 @@ class _Walker:
 
     prunes = False  # True when ``skip`` is overridden
     # Statement types ``on_stmt`` wants (None: all); the rest are walked without a call.
-    wanted: tuple[type[ast.stmt], ...] | None = None
+    wanted: frozenset[type[ast.stmt]] | None = None
 
     def __init__(self, src: _Source) -> None:
         self.src = src
@@ -229,9 +229,10 @@ class _Walker:
         for st in body:
             if skip is not None and skip(st):
                 continue
-            if wanted is None or isinstance(st, wanted):
+            t = type(st)
+            if wanted is None or t in wanted:
                 on_stmt(st, scope, ctx)
-            if isinstance(st, _SIMPLE):
+            if t in _SIMPLE:
                 continue
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if scope == MODULE_SCOPE:
@@ -316,7 +317,7 @@ def loop_header(src: _Source, st: ast.For | ast.AsyncFor | ast.While) -> str:
 
 
 class _Indexer(_Walker):
-    wanted = (ast.Import, ast.ImportFrom, ast.For, ast.AsyncFor, ast.While)
+    wanted = frozenset({ast.Import, ast.ImportFrom, ast.For, ast.AsyncFor, ast.While})
 
     def __init__(self, src: _Source) -> None:
         super().__init__(src)
