@@ -667,7 +667,7 @@ def _action(risks: list[dict[str, Any]]) -> dict[str, Any]:
     if high:
         return {"level": "block", "blockers": high, "spots": []}
     if medium:
-        spots = []
+        spots: list[dict[str, Any]] = []
         for r in medium:
             located = [e for e in r["evidence"] if e.get("path")]
             spots.extend(

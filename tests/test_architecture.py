@@ -32,6 +32,11 @@ def test_ruff_clean():
     assert res.returncode == 0, res.stdout + res.stderr
 
 
+def test_mypy_clean():
+    res = subprocess.run([_tool("mypy"), "prreport"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr
+
+
 @pytest.mark.slow
 def test_wheel_ships_templates(tmp_path: Path):
     res = subprocess.run(
