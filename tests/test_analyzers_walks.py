@@ -10,7 +10,7 @@ from prreport.pipeline import analyse, gather
 from prreport.sources.git import GitSource
 from tests.gitrepo import Repo
 
-BODY = '''
+BODY = """
 class Server:
     @staticmethod
     def start(cfg):
@@ -45,7 +45,7 @@ class Other:
 def unrelated(stage_name, restage):
     # mentions of the name that are not calls of it, in code the walk may skip
     return stage_name, restage, "stage(x)"
-'''
+"""
 
 
 def _guards(tmp_path: Path) -> list[Finding]:
@@ -57,7 +57,14 @@ def _guards(tmp_path: Path) -> list[Finding]:
         + BODY.format(import_line="")
     )
     repo = Repo(tmp_path / "repo")
-    repo.commit("init", {"pkg/__init__.py": "", "pkg/helpers.py": "def stage(x):\n    return x\n", "pkg/srv.py": before})
+    repo.commit(
+        "init",
+        {
+            "pkg/__init__.py": "",
+            "pkg/helpers.py": "def stage(x):\n    return x\n",
+            "pkg/srv.py": before,
+        },
+    )
     repo.commit("refactor(pkg): hoist stage (#9)", {"pkg/srv.py": after})
     config = Config()
     analysis = analyse(gather(GitSource("9", GitConfig(repo=str(repo.path))), config), config)
@@ -72,7 +79,9 @@ def test_every_call_site_in_headers_handlers_and_cases_keeps_its_guard_chain(tmp
         ("guard.preserved", 25, "stage(cfg)"),
         ("guard.preserved", 31, "stage(cfg)"),
     }
-    chains = {line: [(g["kind"], g["text"]) for g in d["after"]] for (_k, line, _c), d in found.items()}
+    chains = {
+        line: [(g["kind"], g["text"]) for g in d["after"]] for (_k, line, _c), d in found.items()
+    }
     assert chains == {
         16: [("try", "try / except (ValueError, KeyError)")],
         22: [("except", "except (ValueError, KeyError)")],
@@ -80,8 +89,18 @@ def test_every_call_site_in_headers_handlers_and_cases_keeps_its_guard_chain(tmp
         31: [],
     }
     # The hoist added two lines above the class and removed two inside the try.
-    assert {line: [g["line"] for g in d["after"]] for (_k, line, _c), d in found.items()} == {16: [15], 22: [20], 25: [24], 31: []}
-    assert {line: [g["line"] for g in d["before"]] for (_k, line, _c), d in found.items()} == {16: [13], 22: [20], 25: [24], 31: []}
+    assert {line: [g["line"] for g in d["after"]] for (_k, line, _c), d in found.items()} == {
+        16: [15],
+        22: [20],
+        25: [24],
+        31: [],
+    }
+    assert {line: [g["line"] for g in d["before"]] for (_k, line, _c), d in found.items()} == {
+        16: [13],
+        22: [20],
+        25: [24],
+        31: [],
+    }
     assert {line: d["scope"] for (_k, line, _c), d in found.items()} == {
         16: "Server.start",
         22: "Server.start",
