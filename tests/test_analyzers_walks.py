@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import copy
+import dataclasses
+import textwrap
 from pathlib import Path
 
+from prreport.analyzers import _defs
+from prreport.analyzers._defs import dump, same_tree
 from prreport.config import Config, GitConfig
 from prreport.findings import Finding
 from prreport.pipeline import analyse, gather
@@ -108,3 +114,66 @@ def test_every_call_site_in_headers_handlers_and_cases_keeps_its_guard_chain(tmp
         31: "Server.start.<locals>.later",
     }
     assert all(d["before_line"] == line for (_k, line, _c), d in found.items())
+
+
+_TRICKY = [
+    ("x = 1", "x = 1.0"),
+    ("x = 0.0", "x = -0.0"),
+    ("x = True", "x = 1"),
+    ("x = 'a'", "x = b'a'"),
+    ("x = 'a'", "x = u'a'"),
+    ("x = float('nan')", "x = float('nan')"),
+    ("return", "return None"),
+    ("f(a, *b)", "f(a, b)"),
+    ("def f(a, b=1): pass", "def f(a=1, b): pass"),
+    ("if a:\n    import os\n    f()", "if a:\n    f()"),
+    ("if a:\n    import os\n    f()", "if a:\n    from os import path\n    f()"),
+    ("x = ...", "x = ..."),
+]
+
+
+def _dump(node: ast.AST, drop: tuple[type[ast.stmt], ...] = ()) -> str:
+    if drop:
+        node = copy.deepcopy(node)
+        for n in ast.walk(node):
+            for name in ("body", "orelse", "finalbody"):
+                block = getattr(n, name, None)
+                if isinstance(block, list):
+                    setattr(n, name, [s for s in block if not isinstance(s, drop)])
+    return dump(node)
+
+
+def test_same_tree_agrees_with_comparing_dumps():
+    imports = (ast.Import, ast.ImportFrom)
+    # real code: every pair of same-length functions of a few modules, and each with itself
+    funcs = []
+    for mod in (ast, dataclasses, textwrap, _defs):
+        tree = ast.parse(Path(mod.__file__).read_text(encoding="utf-8"))
+        funcs += [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    by_len: dict[int, list[ast.FunctionDef]] = {}
+    for fn in funcs:
+        by_len.setdefault(len(fn.body), []).append(fn)
+    pairs = [(a, b) for group in by_len.values() for a in group[:12] for b in group[:12]]
+    pairs += [(ast.parse(a).body[0], ast.parse(b).body[0]) for a, b in _TRICKY if _parses(a, b)]
+    equal = 0
+    for a, b in pairs:
+        assert same_tree(a, b) == (_dump(a) == _dump(b)), (ast.unparse(a), ast.unparse(b))
+        assert same_tree(a, b, imports) == (_dump(a, imports) == _dump(b, imports))
+        equal += same_tree(a, b)
+    assert 0 < equal < len(pairs)  # both outcomes were exercised
+    # constants a transformer may build: equal by ``==`` but not by dump, and the reverse
+    nan = float("nan")
+    for x, y in [(0.0, -0.0), (nan, nan), (1, True), (1, 1.0), ((1,), (1,))]:
+        cx, cy = ast.Constant(value=x), ast.Constant(value=y)
+        assert same_tree(cx, cy) == (dump(cx) == dump(cy)), (x, y)
+    assert same_tree([ast.parse("x = 1").body[0]], [ast.parse("x = 1").body[0]])
+    assert not same_tree([ast.parse("x = 1").body[0]], [])
+
+
+def _parses(*texts: str) -> bool:
+    try:
+        for t in texts:
+            ast.parse(t)
+    except SyntaxError:
+        return False
+    return True

@@ -71,6 +71,43 @@ def dump(node: ast.AST | Sequence[ast.AST]) -> str:
     return "\n".join(dump(n) for n in node)
 
 
+# Non-node values whose ``==`` agrees with ``repr`` equality (unlike floats: ``0.0 == -0.0``).
+_EXACT: frozenset[type] = frozenset({str, int, bool, bytes, type(None)})
+
+
+def same_tree(
+    a: ast.AST | Sequence[ast.AST], b: ast.AST | Sequence[ast.AST], drop: tuple[type[ast.stmt], ...] = ()
+) -> bool:
+    """``dump(a) == dump(b)`` without building either dump: the two trees walked in lockstep.
+
+    Statements of the ``drop`` types (e.g. imports) are left out of every statement list first.
+    Stops at the first difference; several times faster than two ``ast.dump`` calls.
+    """
+    return _same(a, b, drop)
+
+
+def _same(a: object, b: object, drop: tuple[type[ast.stmt], ...]) -> bool:
+    ta = type(a)
+    if ta is not type(b):
+        return False
+    if isinstance(a, ast.AST):
+        for name in a._fields:
+            va, vb = getattr(a, name, None), getattr(b, name, None)
+            if va is not vb and not _same(va, vb, drop):
+                return False
+        return True
+    if ta is list:
+        xs, ys = a, b
+        assert isinstance(xs, list) and isinstance(ys, list)
+        if drop:
+            xs = [x for x in xs if not isinstance(x, drop)]
+            ys = [y for y in ys if not isinstance(y, drop)]
+        return len(xs) == len(ys) and all(_same(x, y, drop) for x, y in zip(xs, ys, strict=True))
+    if ta in _EXACT:
+        return a == b
+    return repr(a) == repr(b)  # floats, complex, Ellipsis: as ``ast.dump`` tells them apart
+
+
 class _Renamer(ast.NodeTransformer):
     """Replace local names (not attributes, not globals used before binding) by ordinal placeholders."""
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks
+from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks, same_tree
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 
@@ -211,13 +211,13 @@ def _structural(before: _Chain, after: _Chain) -> bool:
     for test, body in zip(after.tests, after.bodies, strict=True):
         parts = _flat_or(test) if test is not None else []
         if test is None:
-            if i != len(before.tests) - 1 or before.tests[i] is not None or dump(before.bodies[i]) != dump(body):
+            if i != len(before.tests) - 1 or before.tests[i] is not None or not same_tree(before.bodies[i], body):
                 return False
             i += 1
             continue
         for p in parts:
             prior = before.tests[i] if i < len(before.tests) else None
-            if prior is None or dump(prior) != p or dump(before.bodies[i]) != dump(body):
+            if prior is None or dump(prior) != p or not same_tree(before.bodies[i], body):
                 return False
             i += 1
     return i == len(before.tests)
@@ -227,7 +227,7 @@ def _same(x: ast.expr | None, y: ast.expr | None) -> bool:
     """Equal tests (``None`` = ``else``); dumps are only compared for nodes of one type."""
     if x is None or y is None:
         return x is y
-    return type(x) is type(y) and dump(x) == dump(y)
+    return same_tree(x, y)
 
 
 def _has_call(nodes: Iterable[ast.AST | None]) -> bool:
@@ -343,7 +343,7 @@ class BranchesAnalyzer(Analyzer):
             # An else left empty by the hoist disappears from the after chain.
             if len(rest) == len(a.bodies) + 1 and b.has_else and not rest[-1]:
                 rest = rest[:-1]
-            return len(rest) == len(a.bodies) and all(dump(x) == dump(y) for x, y in zip(rest, a.bodies, strict=True))
+            return len(rest) == len(a.bodies) and all(same_tree(x, y) for x, y in zip(rest, a.bodies, strict=True))
 
         if len(firsts) == 1 and prev is not None and dump(prev) in firsts:
             if same([x[1:] for x in b.bodies]):
