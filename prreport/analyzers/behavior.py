@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import same_tree
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 
@@ -78,43 +79,6 @@ def functions(tree: ast.Module) -> _Index:
             stack.extend((s, prefix, parent) for s in reversed(list(_children(st))))
     spans.sort()
     return _Index(out, tuple(s for s, _ in spans), tuple(spans))
-
-
-def _contains_import(node: ast.AST, starts: tuple[int, ...]) -> bool:
-    """Whether an import statement starts within the node's lines (a cheap, safe over-approximation)."""
-    i = bisect.bisect_left(starts, node.lineno)  # type: ignore[attr-defined]
-    return i < len(starts) and starts[i] <= (node.end_lineno or node.lineno)  # type: ignore[attr-defined]
-
-
-def signature(node: ast.AST, starts: tuple[int, ...]) -> str:
-    """``ast.dump`` of a node with import statements left out of every block.
-
-    Rather than copying the tree, blocks that hold imports are filtered in place for the one
-    ``ast.dump`` call and restored right after (only blocks whose lines hold an import are visited).
-    """
-    undo: list[tuple[ast.AST, str, list]] = []
-
-    def strip(n: ast.AST) -> None:
-        for name in _BLOCK_FIELDS:
-            block = getattr(n, name, None)
-            if not isinstance(block, list) or not block:
-                continue
-            kept = [s for s in block if not isinstance(s, (ast.Import, ast.ImportFrom))]
-            if len(kept) != len(block):
-                undo.append((n, name, block))
-                setattr(n, name, kept)
-            for s in kept:
-                # match_case has no position: always look inside it.
-                if not hasattr(s, "lineno") or _contains_import(s, starts):
-                    strip(s)
-
-    try:
-        if _contains_import(node, starts):
-            strip(node)
-        return ast.dump(node)
-    finally:
-        for n, name, block in reversed(undo):
-            setattr(n, name, block)
 
 
 class _DropImports(ast.NodeTransformer):
@@ -205,7 +169,7 @@ class BehaviorAnalyzer(Analyzer):
                 continue
             same = _same_through_nested(key, gone, came, old, new, kids_old, kids_new, same_of)
             if same is None:
-                same = signature(a.node, old.import_starts) == signature(b.node, new.import_starts)
+                same = same_tree(a.node, b.node, (ast.Import, ast.ImportFrom))
             same_of[key] = same
             details = {
                 "before_line": a.start,
