@@ -287,6 +287,14 @@ def test_added_and_removed_imports(tmp_path: Path):
     assert ad.explains == (("pkg/f.py", "+", 2),)
 
 
+def test_future_import_is_not_a_dependency(tmp_path: Path):
+    before = "import sys\n\n\ndef f() -> list:\n    return sys.argv\n"
+    after = "from __future__ import annotations\n\nimport sys\n\n\ndef f() -> list:\n    return sys.argv\n"
+    a = _pr_repo(tmp_path, {"pkg/f.py": before}, {"pkg/f.py": after, "pkg/new.py": "from __future__ import annotations\n\nimport json\n"})
+    added = {(fd.path, fd.symbol) for fd in _of(a, "import.added")}
+    assert added == {("pkg/new.py", "json")}
+
+
 def test_import_moved_between_functions(tmp_path: Path):
     before = "def a():\n    import json\n    return json\n\n\ndef b():\n    return 1\n"
     after = "def a():\n    return 1\n\n\ndef b():\n    import json\n    return json\n"
