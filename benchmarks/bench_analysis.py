@@ -104,7 +104,9 @@ def _module(n: int, before: bool) -> str:
         parts.append(
             _CLASS.format(
                 i=i,
-                decode_import=f"{ind}from bench.helpers import decode_payload\n\n" if hoisted else "",
+                decode_import=f"{ind}from bench.helpers import decode_payload\n\n"
+                if hoisted
+                else "",
                 extra_import=f"{ind}from bench.helpers import parse_extra\n\n" if hoisted else "",
             )
         )
@@ -119,7 +121,9 @@ def make_bundle(kb: int) -> PullRequestBundle:
         n += 1
     before, after = _module(n, True), _module(n, False)
     patch = "".join(
-        difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{MODULE}", f"b/{MODULE}", n=3)
+        difflib.unified_diff(
+            before.splitlines(True), after.splitlines(True), f"a/{MODULE}", f"b/{MODULE}", n=3
+        )
     )
     removed = sum(1 for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---"))
     added = sum(1 for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
@@ -128,8 +132,13 @@ def make_bundle(kb: int) -> PullRequestBundle:
         "def decode_payload(msg):\n    return json.loads(msg[6:])\n\n\ndef parse_extra(msg):\n    return msg[5:]\n"
     )
     meta = PullRequestMeta(
-        repo="bench/bench", number=1, title="refactor: hoist imports out of loops", body="", author="bench",
-        base_sha="0" * 40, head_sha="1" * 40,
+        repo="bench/bench",
+        number=1,
+        title="refactor: hoist imports out of loops",
+        body="",
+        author="bench",
+        base_sha="0" * 40,
+        head_sha="1" * 40,
     )
     change = FileChange(MODULE, "modified", added, removed, patch=patch, before=before, after=after)
     return PullRequestBundle(
@@ -212,13 +221,19 @@ def main() -> None:
     kinds: dict[str, int] = {}
     for fd in findings:
         kinds[fd.kind] = kinds.get(fd.kind, 0) + 1
-    print(f"module pair: {len(f.before) / 1024:.1f} KB before, {len(f.after) / 1024:.1f} KB after, "
-          f"+{f.additions}/-{f.deletions} lines")
+    print(
+        f"module pair: {len(f.before) / 1024:.1f} KB before, {len(f.after) / 1024:.1f} KB after, "
+        f"+{f.additions}/-{f.deletions} lines"
+    )
     print(f"analyzers: {', '.join(a.name for a in selected(AnalysisConfig()))}")
-    print(f"findings: {len(findings)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); diagnostics: {len(diags)}")
+    print(
+        f"findings: {len(findings)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); diagnostics: {len(diags)}"
+    )
     for d in diags:
         print(f"  diagnostic: {d.origin}: {d.message.splitlines()[0]}")
-    print("per analyzer, files already parsed (best of each; shared caches are charged to the first user):")
+    print(
+        "per analyzer, files already parsed (best of each; shared caches are charged to the first user):"
+    )
     for name, secs in sorted(per_analyzer(bundle, args.repeat).items(), key=lambda kv: -kv[1]):
         print(f"  {name:14s} {secs * 1000:8.1f} ms")
     print(f"analysis time (best of {args.repeat}): {analysis * 1000:.1f} ms")

@@ -32,14 +32,36 @@ def _run_digest(repo: Path, out: Path, cache: Path, workers: int) -> tuple[float
     env = dict(os.environ, CI="true")  # no progress bar in the timing
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "prreport", "digest", "--repo", str(repo), "--week", WEEK, "--out", str(out),
-         "--cache-dir", str(cache), "--workers", str(workers), "--lang", "en,zh", "--quiet"],
-        capture_output=True, text=True, env=env, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "prreport",
+            "digest",
+            "--repo",
+            str(repo),
+            "--week",
+            WEEK,
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(cache),
+            "--workers",
+            str(workers),
+            "--lang",
+            "en,zh",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"prreport digest failed:\n{proc.stderr}")
-    data = json.loads((out / "digests" / "acme-widgets" / f"{WEEK}.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        (out / "digests" / "acme-widgets" / f"{WEEK}.json").read_text(encoding="utf-8")
+    )
     return elapsed, data
 
 
@@ -47,7 +69,9 @@ def main() -> None:
     """Build the repository, time a cold and a warm digest, print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prs-each", type=int, default=8, help="size knob: 8 gives 54 PRs in the week")
-    ap.add_argument("--workers", type=int, default=2, help="worker processes (default: 2, the machine's cores)")
+    ap.add_argument(
+        "--workers", type=int, default=2, help="worker processes (default: 2, the machine's cores)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="prreport-bench-digest-") as tmp:
         work = Path(tmp)
@@ -60,10 +84,14 @@ def main() -> None:
         warm_s, warm = _run_digest(built.path, work / "out-warm", cache, args.workers)
         assert cold["stats"]["analysed"] == n, cold["stats"]
         assert warm["stats"]["cached"] == n and warm["stats"]["analysed"] == 0, warm["stats"]
-        print(f"repository: {n} PRs merged in {WEEK} (built in {build_s:.1f} s), workers={args.workers}, cores={os.cpu_count()}")
+        print(
+            f"repository: {n} PRs merged in {WEEK} (built in {build_s:.1f} s), workers={args.workers}, cores={os.cpu_count()}"
+        )
         print(f"cold digest (empty cache, {cold['stats']['analysed']} analysed): {cold_s:.2f} s")
-        print(f"warm digest (all {warm['stats']['cached']} from cache):    {warm_s:.2f} s  (target < {WARM_TARGET_S:.0f} s: "
-              f"{'met' if warm_s < WARM_TARGET_S else 'MISSED'})")
+        print(
+            f"warm digest (all {warm['stats']['cached']} from cache):    {warm_s:.2f} s  (target < {WARM_TARGET_S:.0f} s: "
+            f"{'met' if warm_s < WARM_TARGET_S else 'MISSED'})"
+        )
         print(f"cold/warm ratio: {cold_s / warm_s:.2f}x")
 
 

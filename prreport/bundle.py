@@ -97,7 +97,9 @@ class RelatedCandidate:
 
     number: int
     title: str
-    relation: str  # predecessor | follow-up | same-series | same-files | referenced | references-this
+    relation: (
+        str  # predecessor | follow-up | same-series | same-files | referenced | references-this
+    )
     evidence: str
     author: str = ""
     merged_at: str | None = None
@@ -203,7 +205,9 @@ def bundle_from_json(text: str, origin: str = "bundle") -> PullRequestBundle:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BundleError(f"{origin}: not a prreport bundle (invalid JSON: {exc.msg} at line {exc.lineno})") from None
+        raise BundleError(
+            f"{origin}: not a prreport bundle (invalid JSON: {exc.msg} at line {exc.lineno})"
+        ) from None
     if not isinstance(data, dict) or "schema" not in data:
         raise BundleError(f"{origin}: not a prreport bundle (no 'schema' field)")
     if data["schema"] != BUNDLE_SCHEMA:

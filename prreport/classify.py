@@ -8,7 +8,19 @@ from collections.abc import Iterable, Sequence
 
 _DOC_EXT = (".md", ".rst", ".txt", ".adoc")
 _CONFIG_EXT = (".toml", ".yaml", ".yml", ".ini", ".cfg", ".json", ".conf", ".env")
-_DATA_EXT = (".csv", ".tsv", ".parquet", ".jsonl", ".npy", ".npz", ".pkl", ".bin", ".pt", ".png", ".jpg")
+_DATA_EXT = (
+    ".csv",
+    ".tsv",
+    ".parquet",
+    ".jsonl",
+    ".npy",
+    ".npz",
+    ".pkl",
+    ".bin",
+    ".pt",
+    ".png",
+    ".jpg",
+)
 _BUILD_NAMES = {
     "pyproject.toml",
     "setup.py",
@@ -28,11 +40,20 @@ def category(path: str) -> str:
     low = path.lower()
     name = posixpath.basename(low)
     parts = low.split("/")
-    if low.startswith(".github/workflows/") or low.startswith(".ci/") or name in (".gitlab-ci.yml", "action.yml"):
+    if (
+        low.startswith(".github/workflows/")
+        or low.startswith(".ci/")
+        or name in (".gitlab-ci.yml", "action.yml")
+    ):
         return "ci"
     if name in _BUILD_NAMES or name.startswith("requirements") or name.endswith(".lock"):
         return "build"
-    if any(p in ("test", "tests", "testing") for p in parts[:-1]) or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+    if (
+        any(p in ("test", "tests", "testing") for p in parts[:-1])
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+        or name == "conftest.py"
+    ):
         return "test"
     if name.endswith(_DOC_EXT) or any(p in ("docs", "doc") for p in parts[:-1]):
         return "docs"

@@ -52,7 +52,9 @@ def split_list(value: str | None, allowed: tuple[str, ...], flag: str) -> tuple[
     items = tuple(v.strip() for v in value.split(",") if v.strip())
     bad = [v for v in items if v not in allowed]
     if bad or not items:
-        raise ConfigError(f"{flag}: expected a comma-separated list of {', '.join(allowed)}, got {value!r}")
+        raise ConfigError(
+            f"{flag}: expected a comma-separated list of {', '.join(allowed)}, got {value!r}"
+        )
     return tuple(dict.fromkeys(items))
 
 
@@ -71,7 +73,10 @@ def _run(debug: bool, body: Callable[[], int]) -> None:
     except Exception as exc:  # last resort: no traceback unless --debug
         if debug:
             traceback.print_exc()
-        click.echo(f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)", err=True)
+        click.echo(
+            f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)",
+            err=True,
+        )
         sys.exit(1)
     sys.exit(code)
 
@@ -83,7 +88,9 @@ def make_source(target: str | None, bundle_path: str | None, config: Config) -> 
 
         return BundleSource(bundle_path)
     if not target:
-        raise ConfigError("no TARGET given: pass a PR number, a revision or A..B (or --bundle FILE)")
+        raise ConfigError(
+            "no TARGET given: pass a PR number, a revision or A..B (or --bundle FILE)"
+        )
     if config.github.repo:
         from prreport.sources.github import GitHubSource
 
@@ -93,36 +100,89 @@ def make_source(target: str | None, bundle_path: str | None, config: Config) -> 
     return GitSource(target, config.git)
 
 
-def common_config(
-    config_path: str | None, overrides: dict[str, dict[str, Any]]
-) -> Config:
+def common_config(config_path: str | None, overrides: dict[str, dict[str, Any]]) -> Config:
     """Load the configuration with CLI overrides applied last."""
     return load_config(config_path, overrides=overrides)
 
 
-@click.group(cls=_DefaultGroup, help=_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=_DefaultGroup, help=_HELP, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="prreport")
 def main() -> None:
     """prreport command group."""
 
 
-_EPILOG = "Other commands: " + ", ".join(f"'prreport {c} --help'" for c in ("report", "comment", "digest"))
+_EPILOG = "Other commands: " + ", ".join(
+    f"'prreport {c} --help'" for c in ("report", "comment", "digest")
+)
 
 
 @main.command("report", help=_HELP, epilog=_EPILOG)
 @click.argument("target", required=False)
-@click.option("--repo", "repo", metavar="PATH", help="Local git repository (default: current directory; bare clones work).")
-@click.option("--github", "github_repo", metavar="OWNER/NAME", help="Fetch the PR from GitHub instead of a local clone.")
-@click.option("--github-api-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).")
-@click.option("--no-cache", is_flag=True, default=None, help="Do not use the on-disk HTTP cache (GitHub source).")
-@click.option("--bundle", "bundle_path", metavar="FILE", help="Analyse a bundle saved with --save-bundle (no repository needed).")
-@click.option("--save-bundle", metavar="FILE", help="Also save the fetched bundle as JSON for later or offline analysis.")
-@click.option("--format", "formats", metavar="LIST", help="Comma-separated output formats: md, html, json (default: md,json).")
-@click.option("--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/).")
+@click.option(
+    "--repo",
+    "repo",
+    metavar="PATH",
+    help="Local git repository (default: current directory; bare clones work).",
+)
+@click.option(
+    "--github",
+    "github_repo",
+    metavar="OWNER/NAME",
+    help="Fetch the PR from GitHub instead of a local clone.",
+)
+@click.option(
+    "--github-api-url",
+    metavar="URL",
+    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    default=None,
+    help="Do not use the on-disk HTTP cache (GitHub source).",
+)
+@click.option(
+    "--bundle",
+    "bundle_path",
+    metavar="FILE",
+    help="Analyse a bundle saved with --save-bundle (no repository needed).",
+)
+@click.option(
+    "--save-bundle",
+    metavar="FILE",
+    help="Also save the fetched bundle as JSON for later or offline analysis.",
+)
+@click.option(
+    "--format",
+    "formats",
+    metavar="LIST",
+    help="Comma-separated output formats: md, html, json (default: md,json).",
+)
+@click.option(
+    "--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/)."
+)
 @click.option("--lang", type=click.Choice(LANGS), help="Report language (default: en).")
-@click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
-@click.option("--quiet", "-q", is_flag=True, default=None, help="Do not print the Markdown report on the terminal.")
-@click.option("--fail-on", "fail_on", metavar="KINDS", help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped or cycle.*.")
+@click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    help="Configuration file (default: ./config.toml if present).",
+)
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    default=None,
+    help="Do not print the Markdown report on the terminal.",
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    metavar="KINDS",
+    help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped or cycle.*.",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 def report_cmd(
     target: str | None,
@@ -151,7 +211,12 @@ def report_cmd(
         config = common_config(
             config_path,
             {
-                "report": {"formats": split_list(formats, FORMATS, "--format"), "out_dir": out_dir, "lang": lang, "quiet": quiet},
+                "report": {
+                    "formats": split_list(formats, FORMATS, "--format"),
+                    "out_dir": out_dir,
+                    "lang": lang,
+                    "quiet": quiet,
+                },
                 "git": {"repo": repo},
                 "github": {
                     "repo": github_repo,
@@ -161,7 +226,9 @@ def report_cmd(
             },
         )
         if github_repo and repo:
-            raise ConfigError("--repo and --github are exclusive: pick the local clone or the GitHub repository")
+            raise ConfigError(
+                "--repo and --github are exclusive: pick the local clone or the GitHub repository"
+            )
         if repo:
             # An explicit local repository wins over a [github] repo set in config.toml.
             import dataclasses
@@ -193,6 +260,7 @@ def report_cmd(
         return 0
 
     _run(debug, body)
+
 
 from prreport.cli_comment import comment_cmd  # noqa: E402  (registered last: it imports from this module)
 

@@ -69,7 +69,11 @@ def event_pr_number(event: Mapping[str, Any]) -> int | None:
     if isinstance(pr, dict) and isinstance(pr.get("number"), int):
         return int(pr["number"])
     issue = event.get("issue")
-    if isinstance(issue, dict) and issue.get("pull_request") and isinstance(issue.get("number"), int):
+    if (
+        isinstance(issue, dict)
+        and issue.get("pull_request")
+        and isinstance(issue.get("number"), int)
+    ):
         return int(issue["number"])
     run = event.get("workflow_run")
     if isinstance(run, dict):
@@ -104,23 +108,91 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
 
 @click.command("comment", help=_HELP)
 @click.argument("number", required=False, metavar="[N]")
-@click.option("--github", "github_repo", metavar="OWNER/NAME", help="Repository of the PR (default: $GITHUB_REPOSITORY).")
-@click.option("--github-api-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).")
-@click.option("--repo", "repo", metavar="PATH", help="Render from this local clone instead of the GitHub API (posting still goes to --github).")
-@click.option("--target", "target", metavar="REV", help="With --repo: the revision or A..B to report on (default: the PR number).")
-@click.option("--bundle", "bundle_path", metavar="FILE", help="Render from a bundle saved with --save-bundle.")
-@click.option("--from-file", "from_file", metavar="FILE", help="Post this already-rendered Markdown report (e.g. a downloaded artifact) instead of rendering.")
-@click.option("--head-sha", metavar="SHA", help="Post only if the PR's head is this commit (default in a workflow_run: the run's head_sha).")
-@click.option("--format", "formats", metavar="LIST", help="Report files to write as well: md, html, json (default: md,json).")
-@click.option("--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/).")
+@click.option(
+    "--github",
+    "github_repo",
+    metavar="OWNER/NAME",
+    help="Repository of the PR (default: $GITHUB_REPOSITORY).",
+)
+@click.option(
+    "--github-api-url",
+    metavar="URL",
+    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
+)
+@click.option(
+    "--repo",
+    "repo",
+    metavar="PATH",
+    help="Render from this local clone instead of the GitHub API (posting still goes to --github).",
+)
+@click.option(
+    "--target",
+    "target",
+    metavar="REV",
+    help="With --repo: the revision or A..B to report on (default: the PR number).",
+)
+@click.option(
+    "--bundle", "bundle_path", metavar="FILE", help="Render from a bundle saved with --save-bundle."
+)
+@click.option(
+    "--from-file",
+    "from_file",
+    metavar="FILE",
+    help="Post this already-rendered Markdown report (e.g. a downloaded artifact) instead of rendering.",
+)
+@click.option(
+    "--head-sha",
+    metavar="SHA",
+    help="Post only if the PR's head is this commit (default in a workflow_run: the run's head_sha).",
+)
+@click.option(
+    "--format",
+    "formats",
+    metavar="LIST",
+    help="Report files to write as well: md, html, json (default: md,json).",
+)
+@click.option(
+    "--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/)."
+)
 @click.option("--lang", type=click.Choice(LANGS), help="Report language (default: en).")
-@click.option("--fail-on", "fail_on", metavar="KINDS", help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped.")
-@click.option("--artifact", metavar="NAME", help="Name of the uploaded artifact, for the truncation note (default: $PRREPORT_ARTIFACT).")
-@click.option("--report-url", metavar="URL", help="Where the full report is, for the truncation note (default: this workflow run).")
-@click.option("--dry-run", is_flag=True, help="Print the comment that would be posted; post and write nothing.")
-@click.option("--no-post", is_flag=True, help="Render, write files and the job summary, apply --fail-on, but do not comment.")
-@click.option("--no-cache", is_flag=True, default=None, help="Do not use the on-disk HTTP cache (GitHub source).")
-@click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
+@click.option(
+    "--fail-on",
+    "fail_on",
+    metavar="KINDS",
+    help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped.",
+)
+@click.option(
+    "--artifact",
+    metavar="NAME",
+    help="Name of the uploaded artifact, for the truncation note (default: $PRREPORT_ARTIFACT).",
+)
+@click.option(
+    "--report-url",
+    metavar="URL",
+    help="Where the full report is, for the truncation note (default: this workflow run).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the comment that would be posted; post and write nothing.",
+)
+@click.option(
+    "--no-post",
+    is_flag=True,
+    help="Render, write files and the job summary, apply --fail-on, but do not comment.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    default=None,
+    help="Do not use the on-disk HTTP cache (GitHub source).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    help="Configuration file (default: ./config.toml if present).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 def comment_cmd(
     number: str | None,
@@ -154,17 +226,29 @@ def comment_cmd(
         event = load_event(env)
         kinds = parse_fail_on(fail_on)
         if from_file and (repo or bundle_path or target):
-            raise ConfigError("--from-file posts a rendered report: do not combine it with --repo, --bundle or --target")
+            raise ConfigError(
+                "--from-file posts a rendered report: do not combine it with --repo, --bundle or --target"
+            )
         if from_file and kinds:
-            raise ConfigError("--fail-on needs the findings: use it where the report is rendered, not with --from-file")
+            raise ConfigError(
+                "--fail-on needs the findings: use it where the report is rendered, not with --from-file"
+            )
         if head_sha and not _SHA_RE.match(head_sha):
             raise ConfigError(f"--head-sha: expected a hexadecimal commit SHA, got {head_sha!r}")
         config = common_config(
             config_path,
             {
-                "report": {"formats": split_list(formats, FORMATS, "--format"), "out_dir": out_dir, "lang": lang},
+                "report": {
+                    "formats": split_list(formats, FORMATS, "--format"),
+                    "out_dir": out_dir,
+                    "lang": lang,
+                },
                 "git": {"repo": repo},
-                "github": {"repo": github_repo, "api_url": github_api_url, "cache": False if no_cache else None},
+                "github": {
+                    "repo": github_repo,
+                    "api_url": github_api_url,
+                    "cache": False if no_cache else None,
+                },
             },
         )
         post_repo = config.github.repo or env.get("GITHUB_REPOSITORY", "")
@@ -179,7 +263,9 @@ def comment_cmd(
             try:
                 report = Path(from_file).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                raise ConfigError(f"--from-file {from_file}: cannot read it as UTF-8 text ({exc})") from None
+                raise ConfigError(
+                    f"--from-file {from_file}: cannot read it as UTF-8 text ({exc})"
+                ) from None
         else:
             report, written, found_kinds, rendered_number = _render(
                 config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug
@@ -198,28 +284,50 @@ def comment_cmd(
         if dry_run:
             dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
             click.echo(comment, nl=False)
-            click.echo(f"dry run: would post this comment ({publish.utf16_len(comment):,} characters) to {dest}; nothing posted", err=True)
+            click.echo(
+                f"dry run: would post this comment ({publish.utf16_len(comment):,} characters) to {dest}; nothing posted",
+                err=True,
+            )
         else:
             summary = publish.append_job_summary(report, where, lang_)
             if summary is not None:
                 click.echo(f"appended the report to the job summary {summary}", err=True)
             if not no_post:
                 if not post_repo:
-                    raise ConfigError("no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)")
+                    raise ConfigError(
+                        "no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)"
+                    )
                 if pr_number is None:
-                    raise ConfigError("no PR number: pass N, or run on a pull_request / workflow_run event")
+                    raise ConfigError(
+                        "no PR number: pass N, or run on a pull_request / workflow_run event"
+                    )
                 expect = head_sha or _event_head(event)
                 token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
                 publisher = publish.CommentPublisher(
-                    post_repo, token, config.github.api_url, config.github.timeout, config.github.retries
+                    post_repo,
+                    token,
+                    config.github.api_url,
+                    config.github.timeout,
+                    config.github.retries,
                 )
                 try:
                     result = publisher.publish(pr_number, comment, expect_head=expect)
                 finally:
                     publisher.close()
-                verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[result.action]
-                click.echo(f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(), err=True)
-                outputs.update({"comment-id": str(result.comment_id), "comment-url": result.url, "comment-action": result.action})
+                verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[
+                    result.action
+                ]
+                click.echo(
+                    f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
+                    err=True,
+                )
+                outputs.update(
+                    {
+                        "comment-id": str(result.comment_id),
+                        "comment-url": result.url,
+                        "comment-action": result.action,
+                    }
+                )
             _set_outputs(env, outputs)
 
         failure = gate_failure(kinds, found_kinds)
@@ -260,7 +368,9 @@ def _render(
         # Render locally; the GitHub repository is only where the comment goes.
         src_config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
     else:
-        src_config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=post_repo))
+        src_config = dataclasses.replace(
+            config, github=dataclasses.replace(config.github, repo=post_repo)
+        )
     rev = target or (str(number) if number is not None else None)
     source = make_source(rev, bundle_path, src_config)
     try:

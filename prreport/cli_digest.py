@@ -47,22 +47,69 @@ def _show_progress() -> bool:
 
 
 @click.command("digest", help=_HELP)
-@click.option("--week", metavar="YYYY-Www", help="ISO week, e.g. 2026-W34 (default: the last full week, UTC).")
+@click.option(
+    "--week", metavar="YYYY-Www", help="ISO week, e.g. 2026-W34 (default: the last full week, UTC)."
+)
 @click.option("--since", metavar="DATE", help="First day of the window (with --until).")
 @click.option("--until", metavar="DATE", help="Last day of the window, included (with --since).")
-@click.option("--repo", "repo", metavar="PATH", help="Local git repository (default: current directory).")
-@click.option("--github", "github_repo", metavar="OWNER/NAME", help="Read the merged PRs from GitHub.")
-@click.option("--github-api-url", metavar="URL", help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).")
-@click.option("--lang", "langs", metavar="LIST", help="Languages, comma-separated: en, zh (default: the configured one).")
-@click.option("--format", "formats", metavar="LIST", help="Comma-separated formats: md, html, json (default: all three).")
-@click.option("--out", "out_dir", metavar="DIR", help="Directory under which digests/ is written (default: output/).")
-@click.option("--workers", type=int, metavar="N", help="PRs analysed at once (default: digest.workers).")
+@click.option(
+    "--repo", "repo", metavar="PATH", help="Local git repository (default: current directory)."
+)
+@click.option(
+    "--github", "github_repo", metavar="OWNER/NAME", help="Read the merged PRs from GitHub."
+)
+@click.option(
+    "--github-api-url",
+    metavar="URL",
+    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
+)
+@click.option(
+    "--lang",
+    "langs",
+    metavar="LIST",
+    help="Languages, comma-separated: en, zh (default: the configured one).",
+)
+@click.option(
+    "--format",
+    "formats",
+    metavar="LIST",
+    help="Comma-separated formats: md, html, json (default: all three).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    metavar="DIR",
+    help="Directory under which digests/ is written (default: output/).",
+)
+@click.option(
+    "--workers", type=int, metavar="N", help="PRs analysed at once (default: digest.workers)."
+)
 @click.option("--cache-dir", metavar="DIR", help="Analysis cache (default: digest.cache_dir).")
 @click.option("--no-cache", is_flag=True, help="Analyse every PR again; read and write no cache.")
-@click.option("--publish", type=click.Choice(["issue"]), help="Also create or update this week's digest issue.")
-@click.option("--from-json", "from_json", metavar="FILE", help="Render (and --publish) a digest JSON written earlier; no analysis.")
-@click.option("--config", "config_path", metavar="FILE", help="Configuration file (default: ./config.toml if present).")
-@click.option("--quiet", "-q", is_flag=True, default=None, help="Do not print the Markdown digest on the terminal.")
+@click.option(
+    "--publish",
+    type=click.Choice(["issue"]),
+    help="Also create or update this week's digest issue.",
+)
+@click.option(
+    "--from-json",
+    "from_json",
+    metavar="FILE",
+    help="Render (and --publish) a digest JSON written earlier; no analysis.",
+)
+@click.option(
+    "--config",
+    "config_path",
+    metavar="FILE",
+    help="Configuration file (default: ./config.toml if present).",
+)
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    default=None,
+    help="Do not print the Markdown digest on the terminal.",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 def digest_cmd(
     week: str | None,
@@ -97,13 +144,19 @@ def digest_cmd(
         from prreport.output import write_all
 
         if github_repo and repo:
-            raise ConfigError("--repo and --github are exclusive: pick the local clone or the GitHub repository")
+            raise ConfigError(
+                "--repo and --github are exclusive: pick the local clone or the GitHub repository"
+            )
         lang_list = split_list(langs, LANGS, "--lang")
         format_list = split_list(formats, FORMATS, "--format") or FORMATS
         config = load_config(
             config_path,
             overrides={
-                "report": {"out_dir": out_dir, "quiet": quiet, "lang": lang_list[0] if lang_list else None},
+                "report": {
+                    "out_dir": out_dir,
+                    "quiet": quiet,
+                    "lang": lang_list[0] if lang_list else None,
+                },
                 "git": {"repo": repo},
                 "github": {"repo": github_repo, "api_url": github_api_url},
             },
@@ -114,16 +167,22 @@ def digest_cmd(
         config = with_workers(config, workers, cache_dir)
         source = "github" if config.github.repo else "git"
         if publish and source != "github":
-            raise ConfigError("--publish issue needs the GitHub repository: add --github OWNER/NAME")
+            raise ConfigError(
+                "--publish issue needs the GitHub repository: add --github OWNER/NAME"
+            )
         langs_used = lang_list or (config.report.lang,)
         out = Path(config.report.out_dir)
         if from_json:
             if week or since or until:
-                raise ConfigError("--from-json takes the window from the file: drop --week/--since/--until")
+                raise ConfigError(
+                    "--from-json takes the window from the file: drop --week/--since/--until"
+                )
             data = load_digest_json(from_json)
             outputs = render_digest_data(data, langs_used, format_list, out)
         else:
-            digest = _with_progress(config, resolve_window(week, since, until), source, not no_cache)
+            digest = _with_progress(
+                config, resolve_window(week, since, until), source, not no_cache
+            )
             data = digest.to_json()
             outputs = render_digest(digest, langs_used, format_list, out)
             t, s = digest.totals, digest.stats
@@ -168,9 +227,13 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
             progress.update(task, total=total)
 
         def on_progress(done: int, total: int, outcome: Outcome) -> None:
-            progress.update(task, completed=done, description=f"{window.label} #{outcome.pr.number}")
+            progress.update(
+                task, completed=done, description=f"{window.label} #{outcome.pr.number}"
+            )
 
-        return make_digest(config, window, source=source, cache=cache, on_start=on_start, on_progress=on_progress)
+        return make_digest(
+            config, window, source=source, cache=cache, on_start=on_start, on_progress=on_progress
+        )
 
 
 def _publish(config: Config, data: dict[str, Any], lang: str, outputs: dict[Path, str]) -> None:

@@ -155,7 +155,9 @@ def _apply(base: Any, values: Mapping[str, Any], section: str, origin: str, from
 
 def _validate(cfg: Config) -> Config:
     if cfg.report.lang not in LANGS:
-        raise ConfigError(f"'report.lang' must be one of {', '.join(LANGS)}, got {cfg.report.lang!r}")
+        raise ConfigError(
+            f"'report.lang' must be one of {', '.join(LANGS)}, got {cfg.report.lang!r}"
+        )
     bad = [f for f in cfg.report.formats if f not in FORMATS]
     if bad or not cfg.report.formats:
         raise ConfigError(
@@ -203,7 +205,9 @@ def load_config(
     for key, value in data.items():
         if key == "modules":
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-                raise ConfigError(f"{origin}: '[modules]' must map path globs to module names (strings)")
+                raise ConfigError(
+                    f"{origin}: '[modules]' must map path globs to module names (strings)"
+                )
             modules = tuple((str(k), str(v)) for k, v in value.items())
         elif key in _SECTIONS:
             if not isinstance(value, dict):
@@ -229,5 +233,3 @@ def load_config(
         if given:
             sections[name] = _apply(sections[name], given, name, "command line", from_env=False)
     return _validate(Config(**sections, modules=modules))
-
-

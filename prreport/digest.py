@@ -97,12 +97,17 @@ def _parse_bound(flag: str, value: str, end: bool) -> datetime:
             return dt + timedelta(days=1) if end else dt
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise ConfigError(f"{flag}: expected a date like 2026-08-17 or an ISO timestamp, got {value!r}") from None
+        raise ConfigError(
+            f"{flag}: expected a date like 2026-08-17 or an ISO timestamp, got {value!r}"
+        ) from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 def resolve_window(
-    week: str | None = None, since: str | None = None, until: str | None = None, now: datetime | None = None
+    week: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    now: datetime | None = None,
 ) -> Window:
     """``--week 2026-W34`` or ``--since DATE --until DATE``; default the last full ISO week (UTC)."""
     if week and (since or until):
@@ -114,7 +119,9 @@ def resolve_window(
         return week_window(int(m.group(1)), int(m.group(2)))
     if since or until:
         if not (since and until):
-            raise ConfigError("--since and --until go together: give both dates (--until is inclusive)")
+            raise ConfigError(
+                "--since and --until go together: give both dates (--until is inclusive)"
+            )
         start = _parse_bound("--since", since, end=False)
         stop = _parse_bound("--until", until, end=True)
         if stop <= start:
@@ -169,7 +176,9 @@ def discover_git(config: GitConfig, window: Window) -> tuple[str, list[MergedPR]
         # they fix every byte the git source puts in the bundle (the origin fixes the URLs).
         content = json.dumps(["git", name, origin, e.sha, list(e.parents), config.max_file_bytes])
         found[number] = MergedPR(number, _pr_title(e), e.date, e.sha, e.author, content=content)
-    return name, sorted(found.values(), key=lambda p: (parse_time(p.merged_at) or window.since, p.number))
+    return name, sorted(
+        found.values(), key=lambda p: (parse_time(p.merged_at) or window.since, p.number)
+    )
 
 
 def _pr_title(entry: LogEntry) -> str:
@@ -184,14 +193,26 @@ def _pr_title(entry: LogEntry) -> str:
 
 
 # What the per-PR facts are computed by (the bundle itself is hashed separately).
-_FACT_CODE = ("analyzers", "model.py", "pipeline.py", "findings.py", "classify.py", "diffparse.py", "digest.py")
+_FACT_CODE = (
+    "analyzers",
+    "model.py",
+    "pipeline.py",
+    "findings.py",
+    "classify.py",
+    "diffparse.py",
+    "digest.py",
+)
 
 
 def code_fingerprint() -> str:
     """Hash of the code that computes the facts, so a changed analyzer never reuses stale ones."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256(__version__.encode())
-    paths = sorted(p for name in _FACT_CODE for p in ([root / name] if name.endswith(".py") else (root / name).rglob("*.py")))
+    paths = sorted(
+        p
+        for name in _FACT_CODE
+        for p in ([root / name] if name.endswith(".py") else (root / name).rglob("*.py"))
+    )
     for p in paths:
         h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())
@@ -249,7 +270,10 @@ class AnalysisCache:
         if self.directory is None:
             return
         try:
-            write_atomic(self._path(key), json.dumps({**facts, "key": key}, ensure_ascii=False, sort_keys=True))
+            write_atomic(
+                self._path(key),
+                json.dumps({**facts, "key": key}, ensure_ascii=False, sort_keys=True),
+            )
         except OutputError:
             pass
 
@@ -300,7 +324,11 @@ def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     summary = model_json["summary"]
     kind_counts = {str(k): int(v) for k, v in (summary.get("kind_counts") or {}).items()}
     risks: list[dict[str, Any]] = [
-        {"id": str(r.get("id", "")), "severity": str(r.get("severity", "medium")), "evidence": len(r.get("evidence") or ())}
+        {
+            "id": str(r.get("id", "")),
+            "severity": str(r.get("severity", "medium")),
+            "evidence": len(r.get("evidence") or ()),
+        }
         for r in model_json.get("risks") or ()
     ]
     series = series_of(pr.get("title") or "")
@@ -375,7 +403,9 @@ def run_job(job: Job) -> Outcome:
         finally:
             source.close()
         analysis = analyse(bundle, job.config)
-        facts = facts_of(analysis.model.to_json(), _problems(bundle, analysis.diagnostics)) | {"summary": summary_texts(analysis.model)["one_line"]}
+        facts = facts_of(analysis.model.to_json(), _problems(bundle, analysis.diagnostics)) | {
+            "summary": summary_texts(analysis.model)["one_line"]
+        }
         cache.put(key, facts)
         return Outcome(job.pr, facts)
     except PrreportError as exc:
@@ -387,7 +417,9 @@ def run_job(job: Job) -> Outcome:
 ProgressCallback = Callable[[int, int, Outcome], None]
 
 
-def run_jobs(jobs: Sequence[Job], workers: int, on_progress: ProgressCallback | None = None) -> list[Outcome]:
+def run_jobs(
+    jobs: Sequence[Job], workers: int, on_progress: ProgressCallback | None = None
+) -> list[Outcome]:
     """Run jobs in a process pool (``workers`` > 1) or inline; results in job order."""
     results: dict[int, Outcome] = {}
     total = len(jobs)
@@ -401,13 +433,17 @@ def run_jobs(jobs: Sequence[Job], workers: int, on_progress: ProgressCallback | 
     # run threads (a progress bar) and fork would copy their locks mid-use.
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(workers, total), mp_context=ctx) as pool:
-        futures: dict[Future[Outcome], int] = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
+        futures: dict[Future[Outcome], int] = {
+            pool.submit(run_job, job): i for i, job in enumerate(jobs)
+        }
         for fut in as_completed(futures):
             i = futures[fut]
             try:
                 results[i] = fut.result()
             except Exception as exc:  # a worker died (e.g. killed): list the PR, keep going
-                results[i] = Outcome(jobs[i].pr, None, error=f"worker failed: {type(exc).__name__}: {exc}")
+                results[i] = Outcome(
+                    jobs[i].pr, None, error=f"worker failed: {type(exc).__name__}: {exc}"
+                )
             if on_progress:
                 on_progress(len(results), total, results[i])
     return [results[i] for i in range(total)]
@@ -458,7 +494,13 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
     for o in outcomes:
         if o.facts is None:
             not_analysed.append(
-                {"number": o.pr.number, "title": o.pr.title, "url": o.pr.url, "reasons": [o.error], "partial": False}
+                {
+                    "number": o.pr.number,
+                    "title": o.pr.title,
+                    "url": o.pr.url,
+                    "reasons": [o.error],
+                    "partial": False,
+                }
             )
             continue
         facts = {**o.facts, "merged_at": o.facts.get("merged_at") or o.pr.merged_at}
@@ -499,7 +541,9 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
         groups.setdefault(p["series"], []).append(p)
     for o in outcomes:
         if o.facts is None:
-            groups.setdefault(series_of(o.pr.title), []).append({"number": o.pr.number, "verdict": "not-analysed"})
+            groups.setdefault(series_of(o.pr.title), []).append(
+                {"number": o.pr.number, "verdict": "not-analysed"}
+            )
     series: list[dict[str, Any]] = [
         {
             "key": key,
@@ -517,7 +561,12 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
     for p in prs:
         for r in p["risks"]:
             by_tag.setdefault((r["id"], r["severity"]), []).append(
-                {"number": p["number"], "title": p["title"], "url": p["url"], "evidence": r["evidence"]}
+                {
+                    "number": p["number"],
+                    "title": p["title"],
+                    "url": p["url"],
+                    "evidence": r["evidence"],
+                }
             )
     risks: list[dict[str, Any]] = [
         {"id": rid, "severity": sev, "count": len(members), "prs": members}
@@ -574,7 +623,9 @@ def make_digest(
             done[pr.number] = Outcome(pr, hit, cached=True)
             if on_progress:
                 on_progress(len(done), len(found), done[pr.number])
-    jobs = [Job(pr, config, source, cache_dir, fingerprint) for pr in found if pr.number not in done]
+    jobs = [
+        Job(pr, config, source, cache_dir, fingerprint) for pr in found if pr.number not in done
+    ]
 
     def progress(count: int, total: int, outcome: Outcome) -> None:
         if on_progress:
@@ -600,7 +651,9 @@ def digest_paths(out_dir: Path, repo: str, label: str, lang: str) -> dict[str, P
     }
 
 
-def render_digest(digest: Digest, langs: Sequence[str], formats: Sequence[str], out_dir: Path) -> dict[Path, str]:
+def render_digest(
+    digest: Digest, langs: Sequence[str], formats: Sequence[str], out_dir: Path
+) -> dict[Path, str]:
     """Every requested language and format as path -> text (nothing written yet)."""
     return render_digest_data(digest.to_json(), langs, formats, out_dir)
 
@@ -633,9 +686,13 @@ def load_digest_json(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"--from-json: {p} is not a readable digest JSON file ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != DIGEST_SCHEMA:
         found = data.get("schema") if isinstance(data, dict) else None
-        raise ConfigError(f"--from-json: {p} has schema {found!r}, not {DIGEST_SCHEMA!r} (give the <week>.json of a digest)")
+        raise ConfigError(
+            f"--from-json: {p} has schema {found!r}, not {DIGEST_SCHEMA!r} (give the <week>.json of a digest)"
+        )
     if parse_time(str(data.get("window", {}).get("since", ""))) is None or not data.get("repo"):
-        raise ConfigError(f"--from-json: {p} has no repo or window: write it again with prreport digest")
+        raise ConfigError(
+            f"--from-json: {p} has no repo or window: write it again with prreport digest"
+        )
     return data
 
 

@@ -25,7 +25,10 @@ from prreport.publish import (
 
 ISSUE_LIMIT = COMMENT_LIMIT  # GitHub caps issue bodies like comments: 65,536 characters
 _MARKER = "<!-- prreport:digest repo={repo} window={label} -->"
-_TITLES = {"en": "prreport weekly digest: {repo} {label}", "zh": "prreport 每周摘要：{repo} {label}"}
+_TITLES = {
+    "en": "prreport weekly digest: {repo} {label}",
+    "zh": "prreport 每周摘要：{repo} {label}",
+}
 _SAFE = re.compile(r"[^A-Za-z0-9._/-]")
 
 
@@ -39,7 +42,9 @@ def issue_title(repo: str, label: str, lang: str) -> str:
     return _TITLES.get(lang, _TITLES["en"]).format(repo=repo, label=label)
 
 
-def issue_body(markdown: str, repo: str, label: str, where: str, lang: str = "en", limit: int = ISSUE_LIMIT) -> str:
+def issue_body(
+    markdown: str, repo: str, label: str, where: str, lang: str = "en", limit: int = ISSUE_LIMIT
+) -> str:
     """Marker, then the digest with mentions neutralised, cut to the issue size limit if needed."""
     head = issue_marker(repo, label) + "\n"
     safe = neutralise_mentions(defuse_markers(markdown))
@@ -48,9 +53,13 @@ def issue_body(markdown: str, repo: str, label: str, where: str, lang: str = "en
 
 def _run_pointer(lang: str, label: str) -> str:
     """Where the full digest is when the issue body had to be cut (the Actions run, else the file)."""
-    server, repo, run = (os.environ.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID"))
+    server, repo, run = (
+        os.environ.get(k, "") for k in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
+    )
     run_url = f"{server}/{repo}/actions/runs/{run}" if server and repo and run else ""
-    return full_report_pointer(lang, run_url=run_url, artifact="digest" if run_url else "", path=f"{label}.md")
+    return full_report_pointer(
+        lang, run_url=run_url, artifact="digest" if run_url else "", path=f"{label}.md"
+    )
 
 
 @dataclass(frozen=True)
@@ -63,13 +72,21 @@ class IssueResult:
 
 
 def publish_digest_issue(
-    config: GitHubConfig, token: str, repo: str, label: str, since: datetime, markdown: str, lang: str = "en"
+    config: GitHubConfig,
+    token: str,
+    repo: str,
+    label: str,
+    since: datetime,
+    markdown: str,
+    lang: str = "en",
 ) -> IssueResult:
     """Create this window's digest issue, or edit ours in place (nothing when the body is equal)."""
     from github import Auth, Github, GithubException
 
     if not token:
-        raise ConfigError("no GitHub token to publish the digest issue: set GITHUB_TOKEN (or GH_TOKEN)")
+        raise ConfigError(
+            "no GitHub token to publish the digest issue: set GITHUB_TOKEN (or GH_TOKEN)"
+        )
     api_url = (config.api_url or "https://api.github.com").rstrip("/")
     body = issue_body(markdown, repo, label, _run_pointer(lang, label), lang)
     marker = issue_marker(repo, label)
@@ -114,11 +131,17 @@ def publish_digest_issue(
         issue.edit(title=title, body=body)
         return IssueResult("updated", int(issue.number), str(issue.html_url or ""))
     except GithubException as exc:
-        hint = {401: "set a valid GITHUB_TOKEN", 403: "the token needs 'issues: write'", 404: "check --github OWNER/NAME"}
+        hint = {
+            401: "set a valid GITHUB_TOKEN",
+            403: "the token needs 'issues: write'",
+            404: "check --github OWNER/NAME",
+        }
         raise GitHubError(
             f"GitHub answered {exc.status} while {doing} on {repo}: {hint.get(exc.status or 0, 'try again later')}"
         ) from None
     except OSError as exc:  # requests' connection errors are OSErrors
-        raise GitHubError(f"cannot reach the GitHub API at {api_url} while {doing} ({type(exc).__name__}): check --github-api-url") from None
+        raise GitHubError(
+            f"cannot reach the GitHub API at {api_url} while {doing} ({type(exc).__name__}): check --github-api-url"
+        ) from None
     finally:
         gh.close()

@@ -80,7 +80,14 @@ class ReportModel:
 
 
 _BEHAVIOUR_CHANGE_KINDS = ("behavior.changed",)
-_MECHANICAL_PREFIXES = ("import.", "loop.", "code.", "symbol.", "behavior.unchanged", "file.renamed")
+_MECHANICAL_PREFIXES = (
+    "import.",
+    "loop.",
+    "code.",
+    "symbol.",
+    "behavior.unchanged",
+    "file.renamed",
+)
 _EQUIVALENT = ("byte-identical", "modulo-renames")
 
 
@@ -187,7 +194,12 @@ def _code_lines(
     analysed = False
     unexplained = False
     for f in bundle.files:
-        if f.binary or not f.path.endswith(".py") or f.path in unparsed or f.before_path in unparsed:
+        if (
+            f.binary
+            or not f.path.endswith(".py")
+            or f.path in unparsed
+            or f.before_path in unparsed
+        ):
             continue
         analysed = True
         if crashed or category(f.path) != "source":
@@ -256,7 +268,10 @@ def build_model(
                 module=module_name(f.path, config.modules, bundle.head_paths),
                 category=cat,
                 change_type=_change_type(
-                    cat, [fd for fd in fds if not _accounted(fd)], f.status, bool(moved_out.get(f.path))
+                    cat,
+                    [fd for fd in fds if not _accounted(fd)],
+                    f.status,
+                    bool(moved_out.get(f.path)),
                 ),
                 symbols=_file_symbols(fds),
                 binary=f.binary,
@@ -266,9 +281,7 @@ def build_model(
         )
     files.sort(key=_file_order)
     changed, explained = _explained(bundle, findings)
-    verdict = _verdict(
-        live, changed, explained, _code_lines(bundle, findings, list(diagnostics))
-    )
+    verdict = _verdict(live, changed, explained, _code_lines(bundle, findings, list(diagnostics)))
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = _review(bundle)
@@ -491,7 +504,9 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
     }
 
 
-def _file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _file_facts(
+    fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Group one file's findings into the facts its description and breakdown item state."""
     facts: dict[str, Any] = {key: [] for key in _FACT_KEYS}
     facts["moved_out"] = list(moved_out or [])
@@ -732,7 +747,12 @@ def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> in
     return line
 
 
-_DEFINITION_SNIPPETS = ("code.extracted", "code.branches-collapsed", "symbol.moved", "symbol.renamed")
+_DEFINITION_SNIPPETS = (
+    "code.extracted",
+    "code.branches-collapsed",
+    "symbol.moved",
+    "symbol.renamed",
+)
 
 
 def _chain_end(lines: list[str], start: int) -> int:
@@ -1035,7 +1055,8 @@ def _risks(
         [
             _ev(fd, **_not_equivalent(fd))
             for fd in findings
-            if fd.kind.startswith(("code.", "symbol.")) and fd.details.get("behavior_change") is True
+            if fd.kind.startswith(("code.", "symbol."))
+            and fd.details.get("behavior_change") is True
         ],
     )
     # Only the PR's own words make a behaviour change a broken promise (a high risk): a
@@ -1188,9 +1209,16 @@ def _impact(files: list[FileEntry], findings: list[Finding], verdict: str) -> di
         "categories": dict(sorted(Counter(f.category for f in files).items())),
         "verdict": verdict,
         "behavior": "changed"
-        if "behavior.changed" in kinds or verdict in ("behavior-change", "refactor-with-behavior-change")
-        else ("unchanged" if "behavior.unchanged" in kinds or verdict == "pure-refactor" else "unknown"),
-        "refactors": sorted({fd.kind for fd in findings if fd.kind.startswith(("code.", "symbol."))}),
+        if "behavior.changed" in kinds
+        or verdict in ("behavior-change", "refactor-with-behavior-change")
+        else (
+            "unchanged"
+            if "behavior.unchanged" in kinds or verdict == "pure-refactor"
+            else "unknown"
+        ),
+        "refactors": sorted(
+            {fd.kind for fd in findings if fd.kind.startswith(("code.", "symbol."))}
+        ),
         "changed_functions": _names(findings, "behavior.changed"),
         "loops_cleared": sum(1 for fd in findings if fd.kind == "loop.imports-removed"),
         "imports_removed_from_loops": sum(

@@ -25,7 +25,9 @@ def write_atomic(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise OutputError(f"cannot write to {path.parent}: {exc.strerror} (use --out DIR)") from None
+        raise OutputError(
+            f"cannot write to {path.parent}: {exc.strerror} (use --out DIR)"
+        ) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)

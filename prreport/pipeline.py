@@ -47,7 +47,9 @@ def gather(source: Source, config: Config) -> PullRequestBundle:
         if names:
             found, scope = source.find_references(names)
             references.update(found)
-        bundle = dataclasses.replace(bundle, context_files=context, references=references, reference_scope=scope)
+        bundle = dataclasses.replace(
+            bundle, context_files=context, references=references, reference_scope=scope
+        )
     return bundle
 
 

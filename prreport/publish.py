@@ -123,7 +123,10 @@ def neutralise_mentions(text: str) -> str:
     """
     lines = text.split("\n")
     flags = _code_flags(lines)
-    out = [ln if code else _MENTION_RE.sub("@" + _ZWJ, ln) for ln, code in zip(lines, flags, strict=True)]
+    out = [
+        ln if code else _MENTION_RE.sub("@" + _ZWJ, ln)
+        for ln, code in zip(lines, flags, strict=True)
+    ]
     return "\n".join(out)
 
 
@@ -202,14 +205,18 @@ def fit(
         + note_tpl.format(
             limit=limit,
             cut=measure(text),
-            sections=_SECTIONS_NOTE.get(lang, _SECTIONS_NOTE["en"]).format(first=worst_names[:200], names=worst_names[:2000]),
+            sections=_SECTIONS_NOTE.get(lang, _SECTIONS_NOTE["en"]).format(
+                first=worst_names[:200], names=worst_names[:2000]
+            ),
             where=where,
         )
         + "\n"
     )
     budget = limit - reserve
     if budget <= 0:
-        raise OutputError(f"the truncation note alone exceeds the {limit}-character limit: shorten the pointer {where!r}")
+        raise OutputError(
+            f"the truncation note alone exceeds the {limit}-character limit: shorten the pointer {where!r}"
+        )
     kept: list[str] = []
     used = 0
     dropped: list[_Section] = []
@@ -222,7 +229,11 @@ def fit(
         if not dropped:
             remaining = budget - used
             # Cut inside this section only when a useful share of the room is left.
-            partial = _cut_lines(sec.lines, remaining, measure) if remaining >= budget // 8 or not kept else []
+            partial = (
+                _cut_lines(sec.lines, remaining, measure)
+                if remaining >= budget // 8 or not kept
+                else []
+            )
             if len(partial) > 1 or (partial and not sec.title):
                 kept.extend(partial)
             dropped.extend(sections[idx:])
@@ -233,7 +244,9 @@ def fit(
         names_text = ", ".join(f"“{t}”" if lang == "en" else t for t in titles)
         if len(names_text) > 2000:
             names_text = names_text[:1990] + "…"
-        sections_text = _SECTIONS_NOTE.get(lang, _SECTIONS_NOTE["en"]).format(first=titles[0][:200], names=names_text)
+        sections_text = _SECTIONS_NOTE.get(lang, _SECTIONS_NOTE["en"]).format(
+            first=titles[0][:200], names=names_text
+        )
     else:
         sections_text = ""
     cut = measure(text) - measure(body)
@@ -248,7 +261,9 @@ def comment_body(report: str, where: str, lang: str = "en", limit: int = COMMENT
     return head + fit(safe, limit - utf16_len(head), where, lang)
 
 
-def append_job_summary(report: str, where: str, lang: str = "en", path: str | None = None) -> Path | None:
+def append_job_summary(
+    report: str, where: str, lang: str = "en", path: str | None = None
+) -> Path | None:
     """Append the report to ``$GITHUB_STEP_SUMMARY`` (within its 1 MiB); None outside Actions."""
     target = path if path is not None else os.environ.get("GITHUB_STEP_SUMMARY", "")
     if not target:
@@ -265,7 +280,9 @@ def append_job_summary(report: str, where: str, lang: str = "en", path: str | No
                 fh.write("\n")
             fh.write(text if text.endswith("\n") else text + "\n")
     except OSError as exc:
-        raise OutputError(f"cannot append to the job summary {p}: {exc.strerror} (check GITHUB_STEP_SUMMARY)") from None
+        raise OutputError(
+            f"cannot append to the job summary {p}: {exc.strerror} (check GITHUB_STEP_SUMMARY)"
+        ) from None
     return p
 
 
@@ -293,7 +310,9 @@ class CommentPublisher:
         from github import Auth, Github
 
         if not token:
-            raise ConfigError("no GitHub token to post the comment: set GITHUB_TOKEN (or GH_TOKEN), or use --dry-run")
+            raise ConfigError(
+                "no GitHub token to post the comment: set GITHUB_TOKEN (or GH_TOKEN), or use --dry-run"
+            )
         self.repo_name = repo
         self._gh = Github(
             auth=Auth.Token(token),
@@ -317,17 +336,23 @@ class CommentPublisher:
         if isinstance(exc, GithubException):
             status = exc.status
             if status == 401:
-                return GitHubError(f"GitHub rejected the token while {doing} on {where} (401): set a valid GITHUB_TOKEN")
+                return GitHubError(
+                    f"GitHub rejected the token while {doing} on {where} (401): set a valid GITHUB_TOKEN"
+                )
             if status == 403:
                 return GitHubError(
                     f"GitHub refused {doing} on {where} (403): the token needs 'pull-requests: write' (or is rate limited)"
                 )
             if status == 404:
-                return GitHubError(f"{where} not found while {doing} (404): check --github OWNER/NAME and the PR number")
+                return GitHubError(
+                    f"{where} not found while {doing} (404): check --github OWNER/NAME and the PR number"
+                )
             if status == 422:
                 return GitHubError(f"GitHub rejected the comment on {where} (422): {exc.data}")
             return GitHubError(f"GitHub failed {doing} on {where} (HTTP {status})")
-        return GitHubError(f"cannot reach GitHub while {doing} on {where}: {exc} (check --github-api-url)")
+        return GitHubError(
+            f"cannot reach GitHub while {doing} on {where}: {exc} (check --github-api-url)"
+        )
 
     def own_login(self) -> str:
         """The token's user (GET /user), or ``github-actions[bot]`` when that is forbidden."""

@@ -229,7 +229,9 @@ def render_markdown(model: ReportModel, lang: str) -> str:
 
 def render_json(model: ReportModel) -> str:
     """The JSON report (DESIGN §3); its wording (one_line, recommended_action, titles) is English."""
-    return json.dumps(report_view(model, "en"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    return (
+        json.dumps(report_view(model, "en"), ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    )
 
 
 def _highlight(code: str, lang: str, _attrs: str) -> str:

@@ -12,7 +12,14 @@ from prreport.bundle import RelatedCandidate
 _CONVENTIONAL = re.compile(r"^\s*(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?!?:\s")
 _REF = re.compile(r"(?<![\w/])#(\d+)\b")
 # Relations in the order a reader wants them.
-RELATION_ORDER = ("predecessor", "follow-up", "referenced", "references-this", "same-series", "same-files")
+RELATION_ORDER = (
+    "predecessor",
+    "follow-up",
+    "referenced",
+    "references-this",
+    "same-series",
+    "same-files",
+)
 
 
 def series_of(title: str) -> str:
@@ -116,7 +123,9 @@ def related_candidates(
     return [c for _, _, c in found[:limit]]
 
 
-def _evidence(reasons: list[str], series: str, shared: tuple[str, ...], other: SeriesKey, this: SeriesKey) -> str:
+def _evidence(
+    reasons: list[str], series: str, shared: tuple[str, ...], other: SeriesKey, this: SeriesKey
+) -> str:
     parts = []
     if "referenced" in reasons:
         parts.append(f"this PR's description mentions #{other.number}")

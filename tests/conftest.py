@@ -19,7 +19,9 @@ def seed_repo(tmp_path_factory: pytest.TempPathFactory):
     return build_seed_repo(tmp_path_factory.mktemp("seed") / "sglang")
 
 
-def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -m prreport`` as a user would, capturing output."""
     full_env = dict(os.environ)
     full_env.pop("GITHUB_TOKEN", None)
@@ -42,4 +44,6 @@ def load_json(path: Path) -> dict:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """``--update-golden`` rewrites tests/golden/* from the current output."""
-    parser.addoption("--update-golden", action="store_true", default=False, help="rewrite golden report files")
+    parser.addoption(
+        "--update-golden", action="store_true", default=False, help="rewrite golden report files"
+    )

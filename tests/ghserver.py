@@ -141,7 +141,9 @@ class GitHubServer:
         """Add an endpoint; routes added later are tried first, so tests can override built-ins."""
         self._routes.insert(0, (method, re.compile(pattern + r"$"), handler))
 
-    def inject(self, kind: str, match: str = "", times: int | None = None, delay: float = 0.0) -> None:
+    def inject(
+        self, kind: str, match: str = "", times: int | None = None, delay: float = 0.0
+    ) -> None:
         """Make matching requests fail (or answer slowly)."""
         self.faults.append(Fault(kind, match, times, delay))
 
@@ -216,15 +218,29 @@ class GitHubServer:
         if fault and fault.kind == "slow":
             time.sleep(fault.delay)
         elif fault and fault.kind == "401":
-            return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}, base
+            return (
+                401,
+                {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
+                base,
+            )
         elif fault and fault.kind == "rate-limit":
             hdrs = dict(base, **self._rate_headers())
             hdrs["X-RateLimit-Remaining"] = "0"
             msg = "API rate limit exceeded for user ID 1. If you reach out to GitHub Support for help, please include the request ID."
-            return 403, {"message": msg, "documentation_url": "https://docs.github.com/rest/rate-limit"}, hdrs
+            return (
+                403,
+                {"message": msg, "documentation_url": "https://docs.github.com/rest/rate-limit"},
+                hdrs,
+            )
         elif fault and fault.kind == "secondary-rate-limit":
             hdrs = dict(base, **{"Retry-After": "3600"})
-            return 403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}, hdrs
+            return (
+                403,
+                {
+                    "message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+                },
+                hdrs,
+            )
         elif fault and fault.kind == "403":
             return 403, {"message": "Resource not accessible by integration"}, base
         elif fault and fault.kind == "500":
@@ -238,7 +254,10 @@ class GitHubServer:
                 status, payload = handler(self, req, match)
                 break
         else:
-            status, payload = 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+            status, payload = (
+                404,
+                {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"},
+            )
         if status >= 400:
             return status, payload, base
         out = dict(base, **self._rate_headers())
@@ -246,7 +265,11 @@ class GitHubServer:
             payload, link = self._paginate(path, query, payload)
             if link:
                 out["Link"] = link
-            etag = '"' + hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32] + '"'
+            etag = (
+                '"'
+                + hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
+                + '"'
+            )
             out["ETag"] = etag
             out["Cache-Control"] = f"private, max-age={self.max_age}, s-maxage={self.max_age}"
             out["Vary"] = "Accept, Authorization, Cookie, X-GitHub-OTP"
@@ -262,7 +285,9 @@ class GitHubServer:
         key = None
         items = payload
         if isinstance(payload, dict):
-            key = next((k for k in ("items", "check_runs") if isinstance(payload.get(k), list)), None)
+            key = next(
+                (k for k in ("items", "check_runs") if isinstance(payload.get(k), list)), None
+            )
             if key is None:
                 return payload, ""
             items = payload[key]
@@ -323,8 +348,13 @@ def user(login: str | None) -> dict[str, Any] | None:
     """A user object."""
     if not login:
         return None
-    return {"login": login, "id": abs(hash(login)) % 100000, "type": "Bot" if login.endswith("[bot]") else "User",
-            "url": f"{API}/users/{login}", "html_url": f"https://github.com/{login}"}
+    return {
+        "login": login,
+        "id": abs(hash(login)) % 100000,
+        "type": "Bot" if login.endswith("[bot]") else "User",
+        "url": f"{API}/users/{login}",
+        "html_url": f"https://github.com/{login}",
+    }
 
 
 def _repo_url(full: str) -> str:
@@ -335,9 +365,16 @@ def repo_json(repo: dict[str, Any]) -> dict[str, Any]:
     """``GET /repos/{o}/{r}``."""
     full = repo["full_name"]
     owner, name = full.split("/")
-    return {"id": 1, "full_name": full, "name": name, "owner": user(owner), "private": False,
-            "url": _repo_url(full), "html_url": f"https://github.com/{full}",
-            "default_branch": repo.get("default_branch", "main")}
+    return {
+        "id": 1,
+        "full_name": full,
+        "name": name,
+        "owner": user(owner),
+        "private": False,
+        "url": _repo_url(full),
+        "html_url": f"https://github.com/{full}",
+        "default_branch": repo.get("default_branch", "main"),
+    }
 
 
 def pull_json(repo: dict[str, Any], number: int) -> dict[str, Any]:
@@ -347,12 +384,23 @@ def pull_json(repo: dict[str, Any], number: int) -> dict[str, Any]:
     url = f"{_repo_url(full)}/pulls/{number}"
     key = str(number)
     return {
-        "id": number, "number": number, "url": url, "html_url": f"https://github.com/{full}/pull/{number}",
+        "id": number,
+        "number": number,
+        "url": url,
+        "html_url": f"https://github.com/{full}/pull/{number}",
         "issue_url": f"{_repo_url(full)}/issues/{number}",
-        "title": p["title"], "body": p["body"], "user": user(p["author"]),
-        "labels": [{"name": n, "url": f"{_repo_url(full)}/labels/{n}"} for n in p.get("labels", [])],
-        "state": p.get("state", "closed"), "merged": bool(p.get("merged_at")), "merged_at": p.get("merged_at"),
-        "merged_by": user(p.get("merged_by")), "created_at": p.get("created_at"), "closed_at": p.get("merged_at"),
+        "title": p["title"],
+        "body": p["body"],
+        "user": user(p["author"]),
+        "labels": [
+            {"name": n, "url": f"{_repo_url(full)}/labels/{n}"} for n in p.get("labels", [])
+        ],
+        "state": p.get("state", "closed"),
+        "merged": bool(p.get("merged_at")),
+        "merged_at": p.get("merged_at"),
+        "merged_by": user(p.get("merged_by")),
+        "created_at": p.get("created_at"),
+        "closed_at": p.get("merged_at"),
         "base": {"sha": p["base_sha"], "ref": "main", "repo": repo_json(repo)},
         "head": {"sha": p["head_sha"], "ref": f"pr-{number}", "repo": repo_json(repo)},
         "changed_files": len(repo["pull_files"].get(key, [])),
@@ -367,13 +415,27 @@ def pull_json(repo: dict[str, Any], number: int) -> dict[str, Any]:
 def commit_json(repo: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
     """A commit as listed by ``/commits`` and ``/pulls/{n}/commits``."""
     full = repo["full_name"]
-    person = {"name": c["author"], "email": f"{c['author'].replace(' ', '.').lower()}@example.com", "date": c["date"]}
-    return {"sha": c["sha"], "url": f"{_repo_url(full)}/commits/{c['sha']}",
-            "html_url": f"https://github.com/{full}/commit/{c['sha']}",
-            "commit": {"message": c["message"], "author": person, "committer": person,
-                       "url": f"{_repo_url(full)}/git/commits/{c['sha']}"},
-            "author": user(c.get("login")), "committer": user(c.get("login")),
-            "parents": [{"sha": s, "url": f"{_repo_url(full)}/commits/{s}"} for s in c.get("parents", [])]}
+    person = {
+        "name": c["author"],
+        "email": f"{c['author'].replace(' ', '.').lower()}@example.com",
+        "date": c["date"],
+    }
+    return {
+        "sha": c["sha"],
+        "url": f"{_repo_url(full)}/commits/{c['sha']}",
+        "html_url": f"https://github.com/{full}/commit/{c['sha']}",
+        "commit": {
+            "message": c["message"],
+            "author": person,
+            "committer": person,
+            "url": f"{_repo_url(full)}/git/commits/{c['sha']}",
+        },
+        "author": user(c.get("login")),
+        "committer": user(c.get("login")),
+        "parents": [
+            {"sha": s, "url": f"{_repo_url(full)}/commits/{s}"} for s in c.get("parents", [])
+        ],
+    }
 
 
 def _blob_bytes(repo: dict[str, Any], sha: str) -> bytes | None:
@@ -430,7 +492,9 @@ def _pull_list(kind: str) -> Handler:
         for i, c in enumerate(items):
             c.setdefault("id", int(n) * 1000 + i + (500 if kind == "review_comments" else 0))
             c["user"] = user(c.pop("author", None)) if "author" in c else c.get("user")
-            c["url"] = f"{_repo_url(full)}/{'issues' if kind == 'issue_comments' else 'pulls'}/comments/{c['id']}"
+            c["url"] = (
+                f"{_repo_url(full)}/{'issues' if kind == 'issue_comments' else 'pulls'}/comments/{c['id']}"
+            )
             c["html_url"] = f"https://github.com/{full}/pull/{n}#{kind}-{c['id']}"
             c.setdefault("issue_url", f"{_repo_url(full)}/issues/{n}")
             c.setdefault("pull_request_url", f"{_repo_url(full)}/pulls/{n}")
@@ -451,9 +515,17 @@ def search_item(repo: dict[str, Any], number: int) -> dict[str, Any]:
     """A PR as an issue (search results, ``GET /issues/{n}``)."""
     p = pull_json(repo, number)
     return {
-        "id": number, "number": number, "title": p["title"], "body": p["body"], "user": p["user"],
-        "state": p["state"], "closed_at": p["closed_at"], "created_at": p["created_at"],
-        "url": p["issue_url"], "html_url": p["html_url"], "labels": p["labels"],
+        "id": number,
+        "number": number,
+        "title": p["title"],
+        "body": p["body"],
+        "user": p["user"],
+        "state": p["state"],
+        "closed_at": p["closed_at"],
+        "created_at": p["created_at"],
+        "url": p["issue_url"],
+        "html_url": p["html_url"],
+        "labels": p["labels"],
         "repository_url": _repo_url(repo["full_name"]),
         "pull_request": {"url": p["url"], "html_url": p["html_url"], "merged_at": p["merged_at"]},
     }
@@ -477,9 +549,18 @@ def _status(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
         return _NF
     statuses = repo.get("statuses", {}).get(m.group("sha"), [])
     states = {x["state"] for x in statuses}
-    state = "failure" if states & {"failure", "error"} else ("pending" if "pending" in states or not states else "success")
-    return 200, {"state": state, "sha": m.group("sha"), "total_count": len(statuses), "statuses": statuses,
-                 "url": f"{_repo_url(repo['full_name'])}/commits/{m.group('sha')}/status"}
+    state = (
+        "failure"
+        if states & {"failure", "error"}
+        else ("pending" if "pending" in states or not states else "success")
+    )
+    return 200, {
+        "state": state,
+        "sha": m.group("sha"),
+        "total_count": len(statuses),
+        "statuses": statuses,
+        "url": f"{_repo_url(repo['full_name'])}/commits/{m.group('sha')}/status",
+    }
 
 
 def _tree(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
@@ -487,11 +568,18 @@ def _tree(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
     if not repo or m.group("sha") not in repo["trees"]:
         return _NF
     full = repo["full_name"]
-    entries = [dict(e, url=f"{_repo_url(full)}/git/blobs/{e['sha']}") for e in repo["trees"][m.group("sha")]]
+    entries = [
+        dict(e, url=f"{_repo_url(full)}/git/blobs/{e['sha']}")
+        for e in repo["trees"][m.group("sha")]
+    ]
     if q.query.get("recursive") in (None, "", "0", "false"):
         entries = [e for e in entries if "/" not in e["path"]]
-    return 200, {"sha": m.group("sha"), "url": f"{_repo_url(full)}/git/trees/{m.group('sha')}",
-                 "tree": entries, "truncated": False}
+    return 200, {
+        "sha": m.group("sha"),
+        "url": f"{_repo_url(full)}/git/trees/{m.group('sha')}",
+        "tree": entries,
+        "truncated": False,
+    }
 
 
 def _contents(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
@@ -506,8 +594,12 @@ def _contents(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
     full = repo["full_name"]
     big = len(data) > 1_048_576  # GitHub: over 1 MB, "encoding": "none" and no content
     return 200, {
-        "type": "file", "name": entry["path"].rsplit("/", 1)[-1], "path": entry["path"], "sha": entry["sha"],
-        "size": len(data), "encoding": "none" if big else "base64",
+        "type": "file",
+        "name": entry["path"].rsplit("/", 1)[-1],
+        "path": entry["path"],
+        "sha": entry["sha"],
+        "size": len(data),
+        "encoding": "none" if big else "base64",
         "content": "" if big else base64.b64encode(data).decode("ascii"),
         "url": f"{_repo_url(full)}/contents/{entry['path']}?ref={ref}",
         "git_url": f"{_repo_url(full)}/git/blobs/{entry['sha']}",
@@ -521,9 +613,13 @@ def _blob(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
     data = _blob_bytes(repo, m.group("sha")) if repo else None
     if repo is None or data is None:
         return _NF
-    return 200, {"sha": m.group("sha"), "size": len(data), "encoding": "base64",
-                 "content": base64.b64encode(data).decode("ascii"),
-                 "url": f"{_repo_url(repo['full_name'])}/git/blobs/{m.group('sha')}"}
+    return 200, {
+        "sha": m.group("sha"),
+        "size": len(data),
+        "encoding": "base64",
+        "content": base64.b64encode(data).decode("ascii"),
+        "url": f"{_repo_url(repo['full_name'])}/git/blobs/{m.group('sha')}",
+    }
 
 
 def _commits(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
@@ -571,7 +667,11 @@ def _search_issues(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any
                 day = (p.get("merged_at") or "")[:10]
                 if not p.get("merged_at") or (lo and day < lo) or (hi and day > hi):
                     continue
-            hay = p["title"].lower() if "title" in qualifiers.get("in", []) else (p["title"] + "\n" + p["body"]).lower()
+            hay = (
+                p["title"].lower()
+                if "title" in qualifiers.get("in", [])
+                else (p["title"] + "\n" + p["body"]).lower()
+            )
             if any(w not in hay for w in words):
                 continue
             items.append(search_item(repo, int(n)))
@@ -591,8 +691,10 @@ def _graphql(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
         return 200, {"errors": [{"message": "unsupported query in the test server"}]}
     repo = s.state.repo(f"{variables.get('owner')}/{variables.get('name')}")
     if repo is None:
-        return 200, {"data": {"repository": None},
-                     "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a Repository"}]}
+        return 200, {
+            "data": {"repository": None},
+            "errors": [{"type": "NOT_FOUND", "message": "Could not resolve to a Repository"}],
+        }
     out: dict[str, Any] = {}
     for alias, var in _GQL_FIELD.findall(query):
         ref, _, path = str(variables.get(var, "")).partition(":")
@@ -602,8 +704,11 @@ def _graphql(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
             out[alias] = None
             continue
         binary = b"\0" in data[:8000]
-        out[alias] = {"text": None if binary else data.decode("utf-8", "replace"), "isBinary": binary,
-                      "byteSize": len(data)}
+        out[alias] = {
+            "text": None if binary else data.decode("utf-8", "replace"),
+            "isBinary": binary,
+            "byteSize": len(data),
+        }
     return 200, {"data": {"repository": out}}
 
 

@@ -34,7 +34,9 @@ def comment_json(full: str, number: str, c: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def add_comment_routes(server: GitHubServer, users: dict[str, str], actions_tokens: frozenset[str] = frozenset()) -> None:
+def add_comment_routes(
+    server: GitHubServer, users: dict[str, str], actions_tokens: frozenset[str] = frozenset()
+) -> None:
     """Install ``GET /user`` and issue-comment POST/PATCH/DELETE; ``users`` maps token -> login."""
 
     def who(auth: str) -> str | None:
@@ -60,14 +62,24 @@ def add_comment_routes(server: GitHubServer, users: dict[str, str], actions_toke
             return 401, {"message": "Bad credentials"}
         body = (q.body or {}).get("body", "")
         if len(body) > BODY_LIMIT:
-            return 422, {"message": "Validation Failed", "errors": [
-                {"resource": "IssueComment", "code": "custom", "field": "body",
-                 "message": f"body is too long (maximum is {BODY_LIMIT} characters)"}]}
+            return 422, {
+                "message": "Validation Failed",
+                "errors": [
+                    {
+                        "resource": "IssueComment",
+                        "code": "custom",
+                        "field": "body",
+                        "message": f"body is too long (maximum is {BODY_LIMIT} characters)",
+                    }
+                ],
+            }
         c = {"id": s.state.new_id(), "author": login, "body": body}
         repo["issue_comments"].setdefault(n, []).append(c)
         return 201, comment_json(repo["full_name"], n, c)
 
-    def find(s: GitHubServer, m: re.Match[str]) -> tuple[dict[str, Any] | None, str, dict[str, Any] | None]:
+    def find(
+        s: GitHubServer, m: re.Match[str]
+    ) -> tuple[dict[str, Any] | None, str, dict[str, Any] | None]:
         repo = s.state.repo(f"{m.group('o')}/{m.group('r')}")
         if repo is None:
             return None, "", None
@@ -114,4 +126,8 @@ def comments_on(server: GitHubServer, full: str, number: int) -> list[dict[str, 
 
 def writes(server: GitHubServer) -> list[str]:
     """The recorded write requests (``METHOD path``)."""
-    return [f"{r.method} {r.path}" for r in server.requests if r.method in ("POST", "PATCH", "PUT", "DELETE")]
+    return [
+        f"{r.method} {r.path}"
+        for r in server.requests
+        if r.method in ("POST", "PATCH", "PUT", "DELETE")
+    ]

@@ -34,10 +34,19 @@ def issue_json(full: str, i: dict[str, Any]) -> dict[str, Any]:
     """One (non-PR) issue as the API returns it."""
     n = i["number"]
     return {
-        "id": 700000 + n, "number": n, "title": i["title"], "body": i["body"], "user": user(i["author"]),
-        "state": i.get("state", "open"), "labels": [], "comments": 0,
-        "created_at": i["created_at"], "updated_at": i["updated_at"], "closed_at": None,
-        "url": f"{API}/repos/{full}/issues/{n}", "html_url": f"https://github.com/{full}/issues/{n}",
+        "id": 700000 + n,
+        "number": n,
+        "title": i["title"],
+        "body": i["body"],
+        "user": user(i["author"]),
+        "state": i.get("state", "open"),
+        "labels": [],
+        "comments": 0,
+        "created_at": i["created_at"],
+        "updated_at": i["updated_at"],
+        "closed_at": None,
+        "url": f"{API}/repos/{full}/issues/{n}",
+        "html_url": f"https://github.com/{full}/issues/{n}",
         "repository_url": f"{API}/repos/{full}",
     }
 
@@ -65,9 +74,14 @@ def add_digest_routes(server: GitHubServer, users: dict[str, str]) -> None:
             pj["updated_at"] = _updated(p)
             items.append(pj)
         if q.query.get("sort") == "updated":
-            items.sort(key=lambda x: (_norm(x["updated_at"]), x["number"]), reverse=q.query.get("direction", "desc") == "desc")
+            items.sort(
+                key=lambda x: (_norm(x["updated_at"]), x["number"]),
+                reverse=q.query.get("direction", "desc") == "desc",
+            )
         else:
-            items.sort(key=lambda x: x["number"], reverse=q.query.get("direction", "desc") == "desc")
+            items.sort(
+                key=lambda x: x["number"], reverse=q.query.get("direction", "desc") == "desc"
+            )
         return 200, items
 
     def issues(repo: dict[str, Any]) -> list[dict[str, Any]]:
@@ -93,9 +107,17 @@ def add_digest_routes(server: GitHubServer, users: dict[str, str]) -> None:
 
     def too_long(body: str) -> tuple[int, Any] | None:
         if len(body.encode("utf-16-le")) // 2 > BODY_LIMIT:
-            return 422, {"message": "Validation Failed", "errors": [
-                {"resource": "Issue", "code": "custom", "field": "body",
-                 "message": f"body is too long (maximum is {BODY_LIMIT} characters)"}]}
+            return 422, {
+                "message": "Validation Failed",
+                "errors": [
+                    {
+                        "resource": "Issue",
+                        "code": "custom",
+                        "field": "body",
+                        "message": f"body is too long (maximum is {BODY_LIMIT} characters)",
+                    }
+                ],
+            }
         return None
 
     def create_issue(s: GitHubServer, q: Any, m: re.Match[str]) -> tuple[int, Any]:
@@ -111,12 +133,20 @@ def add_digest_routes(server: GitHubServer, users: dict[str, str]) -> None:
             return refused
         taken = {i["number"] for i in issues(repo)} | {int(n) for n in repo["pulls"]}
         number = max(taken, default=0) + 1
-        item = {"number": number, "title": (q.body or {}).get("title", ""), "body": body, "author": login,
-                "created_at": _CLOCK[0], "updated_at": _CLOCK[0]}
+        item = {
+            "number": number,
+            "title": (q.body or {}).get("title", ""),
+            "body": body,
+            "author": login,
+            "created_at": _CLOCK[0],
+            "updated_at": _CLOCK[0],
+        }
         issues(repo).append(item)
         return 201, issue_json(repo["full_name"], item)
 
-    def find(s: GitHubServer, m: re.Match[str]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    def find(
+        s: GitHubServer, m: re.Match[str]
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         repo = repo_of(s, m)
         if repo is None:
             return None, None

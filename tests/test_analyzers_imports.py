@@ -290,7 +290,11 @@ def test_added_and_removed_imports(tmp_path: Path):
 def test_future_import_is_not_a_dependency(tmp_path: Path):
     before = "import sys\n\n\ndef f() -> list:\n    return sys.argv\n"
     after = "from __future__ import annotations\n\nimport sys\n\n\ndef f() -> list:\n    return sys.argv\n"
-    a = _pr_repo(tmp_path, {"pkg/f.py": before}, {"pkg/f.py": after, "pkg/new.py": "from __future__ import annotations\n\nimport json\n"})
+    a = _pr_repo(
+        tmp_path,
+        {"pkg/f.py": before},
+        {"pkg/f.py": after, "pkg/new.py": "from __future__ import annotations\n\nimport json\n"},
+    )
     added = {(fd.path, fd.symbol) for fd in _of(a, "import.added")}
     assert added == {("pkg/new.py", "json")}
 

@@ -13,7 +13,9 @@ from tests.gitrepo import Repo
 _OURS = ("code.", "symbol.")
 
 
-def _analyse(tmp_path: Path, base: dict[str, str | None], pr: dict[str, str | None], number: int = 5) -> Analysis:
+def _analyse(
+    tmp_path: Path, base: dict[str, str | None], pr: dict[str, str | None], number: int = 5
+) -> Analysis:
     repo = Repo(tmp_path / "repo")
     repo.commit("init", {"pkg/__init__.py": "", **base})
     repo.commit(f"refactor(pkg): tidy up (#{number})", pr)
@@ -55,7 +57,10 @@ def test_dead_code_removed_is_found_with_repository_search(tmp_path: Path):
     assert {f.kind for f in dead.values()} == {"code.dead-removed"}
     assert dead["unused"].details["kind"] == "function" and dead["unused"].line == 8
     assert dead["os"].details["kind"] == "import" and dead["LIMIT"].details["kind"] == "constant"
-    assert all(f.details["reference_scope"] == "repository" and f.details["references"] == [] for f in dead.values())
+    assert all(
+        f.details["reference_scope"] == "repository" and f.details["references"] == []
+        for f in dead.values()
+    )
     _all_changed_explained(a)
     assert a.model.summary.verdict == "pure-refactor"
 
@@ -63,7 +68,9 @@ def test_dead_code_removed_is_found_with_repository_search(tmp_path: Path):
 def test_dead_code_still_referenced_elsewhere_is_not_claimed(tmp_path: Path):
     base = dict(_DEAD_BASE)
     base["pkg/c.py"] = "from pkg import a\n\n\ndef go():\n    return a.unused()\n"
-    a = _analyse(tmp_path, base, {"pkg/a.py": "import os\n\n\ndef used():\n    return 1\n\n\nLIMIT = 3\n"})
+    a = _analyse(
+        tmp_path, base, {"pkg/a.py": "import os\n\n\ndef used():\n    return 1\n\n\nLIMIT = 3\n"}
+    )
     _no_crash(a)
     assert [f.symbol for f in _ours(a, "code.dead-removed")] == []
 
@@ -81,7 +88,7 @@ def test_dead_code_ignores_comments_and_other_definitions_of_the_name(tmp_path: 
 
 # -- code.extracted ------------------------------------------------------------------------
 
-_SAVE_BEFORE = '''import json
+_SAVE_BEFORE = """import json
 
 
 def save_a(path, data):
@@ -96,9 +103,9 @@ def save_b(target, payload):
     with open(target, "w") as fh:
         fh.write(text)
     print("saved")
-'''
+"""
 
-_SAVE_AFTER = '''import json
+_SAVE_AFTER = """import json
 
 
 def _write_json(path, data):
@@ -115,7 +122,7 @@ def save_a(path, data):
 def save_b(target, payload):
     _write_json(target, payload)
     print("saved")
-'''
+"""
 
 
 def test_helper_extracted_from_two_functions(tmp_path: Path):
@@ -154,7 +161,7 @@ def test_helper_called_with_swapped_arguments_is_not_equal(tmp_path: Path):
     assert any("'path'" in r and "'payload'" in r for r in site_b["residual"])
 
 
-_CONN_BEFORE = '''class Base:
+_CONN_BEFORE = """class Base:
     pass
 
 
@@ -171,9 +178,9 @@ class Decode(Base):
     def ping(self, sock):
         sock.send(b"ping")
         return sock.recv()
-'''
+"""
 
-_CONN_AFTER = '''class Base:
+_CONN_AFTER = """class Base:
     pass
 
 
@@ -190,45 +197,59 @@ class Prefill(Base, PingMixin):
 
 class Decode(Base{decode_bases}):
     pass
-'''
+"""
 
 
 def test_method_duplicated_in_two_classes_moved_into_mixin(tmp_path: Path):
-    a = _analyse(tmp_path, {"pkg/conn.py": _CONN_BEFORE}, {"pkg/conn.py": _CONN_AFTER.format(decode_bases=", PingMixin")})
+    a = _analyse(
+        tmp_path,
+        {"pkg/conn.py": _CONN_BEFORE},
+        {"pkg/conn.py": _CONN_AFTER.format(decode_bases=", PingMixin")},
+    )
     _no_crash(a)
     [f] = _ours(a)
     assert f.kind == "code.extracted" and f.symbol == "PingMixin.ping"
     d = f.details
     assert d["home_kind"] == "mixin" and d["equality"] == "byte-identical"
-    assert [(s["class"], s["inherits_new_home"]) for s in d["sites"]] == [("Prefill", True), ("Decode", True)]
+    assert [(s["class"], s["inherits_new_home"]) for s in d["sites"]] == [
+        ("Prefill", True),
+        ("Decode", True),
+    ]
     _all_changed_explained(a)
     assert a.model.summary.verdict == "pure-refactor"
 
 
 def test_mixin_not_inherited_by_one_class_is_a_behaviour_change(tmp_path: Path):
-    a = _analyse(tmp_path, {"pkg/conn.py": _CONN_BEFORE}, {"pkg/conn.py": _CONN_AFTER.format(decode_bases="")})
+    a = _analyse(
+        tmp_path,
+        {"pkg/conn.py": _CONN_BEFORE},
+        {"pkg/conn.py": _CONN_AFTER.format(decode_bases="")},
+    )
     [f] = _ours(a, "code.extracted")
-    assert [(s["class"], s["inherits_new_home"]) for s in f.details["sites"]] == [("Prefill", True), ("Decode", False)]
+    assert [(s["class"], s["inherits_new_home"]) for s in f.details["sites"]] == [
+        ("Prefill", True),
+        ("Decode", False),
+    ]
     assert f.details["behavior_change"] is True and f.explains == ()
     assert a.model.summary.verdict != "pure-refactor"
 
 
 # -- code.branches-collapsed ---------------------------------------------------------------
 
-_ROUTE = '''def route(mode, x):
+_ROUTE = """def route(mode, x):
     if mode == "prefill":
         return x + 1
     elif mode == "decode":
         return x + {k}
     else:
         return x
-'''
-_ROUTE_AFTER = '''def route(mode, x):
+"""
+_ROUTE_AFTER = """def route(mode, x):
     if mode in ("prefill", "decode"):
         return x + 1
     else:
         return x
-'''
+"""
 
 
 def test_equal_branches_merged_is_proven_by_enumeration(tmp_path: Path):
@@ -237,7 +258,9 @@ def test_equal_branches_merged_is_proven_by_enumeration(tmp_path: Path):
     [f] = _ours(a)
     assert f.kind == "code.branches-collapsed" and f.symbol == "route"
     d = f.details
-    assert d["pattern"] == "merged-branches" and d["proven"] is True and d["method"] == "enumeration"
+    assert (
+        d["pattern"] == "merged-branches" and d["proven"] is True and d["method"] == "enumeration"
+    )
     assert d["subject"] == "mode" and d["values"] == ["'prefill'", "'decode'"]
     assert (d["before_branches"], d["after_branches"]) == (3, 2)
     _all_changed_explained(a)
@@ -318,7 +341,11 @@ def test_removed_override_that_was_the_only_implementation_is_a_behaviour_change
     found = {f.symbol: f for f in _ours(a, "code.override-removed")}
     assert set(found) == {"Impl.run", "Solo.stop"}
     run = found["Impl.run"].details
-    assert run["base_provides"] is False and run["base_abstract"] is True and run["behavior_change"] is True
+    assert (
+        run["base_provides"] is False
+        and run["base_abstract"] is True
+        and run["behavior_change"] is True
+    )
     stop = found["Solo.stop"].details
     assert stop["base_provides"] is False and stop["base"] == "" and stop["behavior_change"] is True
     assert all(f.explains == () for f in found.values())
@@ -326,7 +353,7 @@ def test_removed_override_that_was_the_only_implementation_is_a_behaviour_change
 
 
 def test_no_op_override_of_a_real_implementation_changes_behaviour(tmp_path: Path):
-    before = "from pkg.base import Conn\n\n\nclass Quiet(Conn):\n    def close(self):\n        \"\"\"Keep the socket.\"\"\"\n"
+    before = 'from pkg.base import Conn\n\n\nclass Quiet(Conn):\n    def close(self):\n        """Keep the socket."""\n'
     after = "from pkg.base import Conn\n\n\nclass Quiet(Conn):\n    pass\n"
     a = _analyse(tmp_path, {"pkg/base.py": _CONN_BASE, "pkg/q.py": before}, {"pkg/q.py": after})
     [f] = _ours(a, "code.override-removed")
@@ -353,7 +380,11 @@ def test_function_moved_to_new_module_with_shim_and_all(tmp_path: Path):
     [f] = _ours(a)
     assert (f.kind, f.path, f.symbol) == ("symbol.moved", "pkg/b.py", "helper")
     d = f.details
-    assert (d["old_path"], d["new_path"], d["equality"]) == ("pkg/a.py", "pkg/b.py", "byte-identical")
+    assert (d["old_path"], d["new_path"], d["equality"]) == (
+        "pkg/a.py",
+        "pkg/b.py",
+        "byte-identical",
+    )
     assert d["shim"] is True and d["in_all"] is True
     assert d["call_sites_updated"] is True and d["stale_references"] == []
     _all_changed_explained(a)
@@ -365,7 +396,10 @@ def test_moved_function_with_a_caller_left_on_the_old_module(tmp_path: Path):
         "pkg/a.py": "def helper(x):\n    return x + 1\n\n\ndef other():\n    return 0\n",
         "pkg/c.py": "from pkg.a import helper\n\nprint(helper(1))\n",
     }
-    pr = {"pkg/a.py": "def other():\n    return 0\n", "pkg/b.py": "def helper(x):\n    return x + 1\n"}
+    pr = {
+        "pkg/a.py": "def other():\n    return 0\n",
+        "pkg/b.py": "def helper(x):\n    return x + 1\n",
+    }
     a = _analyse(tmp_path, base, pr)
     [f] = _ours(a, "symbol.moved")
     assert f.details["shim"] is False and f.details["call_sites_updated"] is False
@@ -376,8 +410,12 @@ def test_moved_function_with_a_caller_left_on_the_old_module(tmp_path: Path):
 
 
 def test_renamed_function_and_its_callers(tmp_path: Path):
-    base = {"pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef caller():\n    return old_name(2)\n"}
-    pr = {"pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(2)\n"}
+    base = {
+        "pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef caller():\n    return old_name(2)\n"
+    }
+    pr = {
+        "pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(2)\n"
+    }
     a = _analyse(tmp_path, base, pr)
     [f] = _ours(a)
     assert (f.kind, f.symbol) == ("symbol.renamed", "new_name")
@@ -436,9 +474,14 @@ def test_extracted_helper_that_differs_or_swaps_arguments_is_not_pure(tmp_path: 
     a = _analyse(tmp_path, {"pkg/io.py": _SAVE_BEFORE.format(indent=4)}, {"pkg/io.py": _SAVE_AFTER})
     assert _accounted(a) == {"save_a": [], "save_b": []}
     assert a.model.summary.verdict == "refactor-with-behavior-change"
-    assert [r["id"] for r in a.model.risks][:2] == ["refactor-not-equivalent", "behavior-change-in-refactor"]
+    assert [r["id"] for r in a.model.risks][:2] == [
+        "refactor-not-equivalent",
+        "behavior-change-in-refactor",
+    ]
     swapped = _SAVE_AFTER.replace("_write_json(target, payload)", "_write_json(payload, target)")
-    b = _analyse(tmp_path / "b", {"pkg/io.py": _SAVE_BEFORE.format(indent=2)}, {"pkg/io.py": swapped})
+    b = _analyse(
+        tmp_path / "b", {"pkg/io.py": _SAVE_BEFORE.format(indent=2)}, {"pkg/io.py": swapped}
+    )
     assert b.model.summary.verdict == "refactor-with-behavior-change"
 
 
@@ -473,18 +516,24 @@ def test_collapsed_branches_that_change_meaning_or_are_unproven_are_not_pure(tmp
     assert c.model.summary.verdict == "behavior-change"
 
 
-_RENAME_BASE = {"pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef caller():\n    return old_name(2)\n"}
+_RENAME_BASE = {
+    "pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef caller():\n    return old_name(2)\n"
+}
 
 
 def test_rename_with_callers_updated_is_a_pure_refactor(tmp_path: Path):
-    pr = {"pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(2)\n"}
+    pr = {
+        "pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(2)\n"
+    }
     a = _analyse(tmp_path, _RENAME_BASE, pr)
     assert _accounted(a) == {"caller": ["symbol.renamed"]}
     assert a.model.summary.verdict == "pure-refactor"
 
 
 def test_rename_whose_body_also_changed_is_not_pure(tmp_path: Path):
-    pr = {"pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(3)\n"}
+    pr = {
+        "pkg/a.py": "def new_name(x):\n    return x + 1\n\n\ndef caller():\n    return new_name(3)\n"
+    }
     a = _analyse(tmp_path, _RENAME_BASE, pr)
     assert _accounted(a) == {"caller": []}
     assert a.model.summary.verdict == "refactor-with-behavior-change"
@@ -509,7 +558,9 @@ def test_rename_across_modules_is_not_also_dead_code(tmp_path: Path):
 
 def test_a_pr_that_only_adds_a_function_is_a_behaviour_change(tmp_path: Path):
     base = {"pkg/r.py": "def route(path):\n    return '/' + path\n"}
-    pr = {"pkg/r.py": base["pkg/r.py"] + "\n\ndef route_v2(path):\n    return '/v2' + route(path)\n"}
+    pr = {
+        "pkg/r.py": base["pkg/r.py"] + "\n\ndef route_v2(path):\n    return '/v2' + route(path)\n"
+    }
     a = _analyse(tmp_path, base, pr)
     assert a.model.summary.verdict == "behavior-change"
     # A comment-only change proves nothing either way.

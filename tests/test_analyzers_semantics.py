@@ -57,11 +57,19 @@ def test_seed_hoist_is_cycle_safe_naming_what_the_target_imports(seed):
         assert f.symbol == STAGING
         assert f.details["target_path"] == f"{PKG}/common/staging_handler.py"
         assert f.details["target_imports"] == []  # nothing first-party at module level
-        assert f.details["target_external_imports"] == ["dataclasses", "logging", "threading", "time", "torch"]
+        assert f.details["target_external_imports"] == [
+            "dataclasses",
+            "logging",
+            "threading",
+            "time",
+            "torch",
+        ]
         assert f.details["names"] == ["handle_staging_rsp", "handle_watermark_msg"]
         assert f.details["chain"] == [] and f.details["complete"] is True
         assert f.details["origin"] == "hoisted"
-    assert safe[CONN_FILES[0]].details["importer_module"] == "sglang.srt.disaggregation.mooncake.conn"
+    assert (
+        safe[CONN_FILES[0]].details["importer_module"] == "sglang.srt.disaggregation.mooncake.conn"
+    )
     assert not _kind(seed, "cycle.risk")
 
 
@@ -69,13 +77,19 @@ def test_seed_emits_a_ready_to_paste_import_linter_contract(seed):
     (contract,) = _kind(seed, "contract.implicit")
     d = contract.details
     assert contract.symbol == STAGING and d["module"] == STAGING
-    assert d["forbidden"] == ["sglang.srt.disaggregation.mooncake", "sglang.srt.disaggregation.nixl"]
+    assert d["forbidden"] == [
+        "sglang.srt.disaggregation.mooncake",
+        "sglang.srt.disaggregation.nixl",
+    ]
     assert d["importers"] == sorted(CONN_FILES)
     toml = d["contract"]
     assert "\n[[tool.importlinter.contracts]]\n" in toml and d["root_package"] == "sglang"
     assert 'type = "forbidden"' in toml
     assert f'source_modules = ["{STAGING}"]' in toml
-    assert 'forbidden_modules = ["sglang.srt.disaggregation.mooncake", "sglang.srt.disaggregation.nixl"]' in toml
+    assert (
+        'forbidden_modules = ["sglang.srt.disaggregation.mooncake", "sglang.srt.disaggregation.nixl"]'
+        in toml
+    )
     ini = d["contract_ini"]
     assert "\n[importlinter:contract:" in ini and "type = forbidden" in ini
     assert f"source_modules =\n    {STAGING}\n" in ini
@@ -86,13 +100,23 @@ def test_seed_emits_a_ready_to_paste_import_linter_contract(seed):
 
 def test_seed_touched_functions_are_behaviour_unchanged_and_verdict_pure(seed):
     unchanged = {(f.path, f.symbol) for f in _kind(seed, "behavior.unchanged")}
-    assert (CONN_FILES[0], "MooncakeKVManager.start_prefill_thread.<locals>.bootstrap_thread") in unchanged
-    assert (CONN_FILES[1], "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread") in unchanged
+    assert (
+        CONN_FILES[0],
+        "MooncakeKVManager.start_prefill_thread.<locals>.bootstrap_thread",
+    ) in unchanged
+    assert (
+        CONN_FILES[1],
+        "NixlKVManager._start_bootstrap_thread.<locals>.bootstrap_thread",
+    ) in unchanged
     assert not _kind(seed, "behavior.changed")
     assert not _kind(seed, "names.unresolved")
     assert not _kind(seed, "names.unused-import")
     # The in-loop import lines and the blank line after each are explained by behaviour equality.
-    boot = next(f for f in _kind(seed, "behavior.unchanged") if f.symbol.endswith("start_prefill_thread.<locals>.bootstrap_thread"))
+    boot = next(
+        f
+        for f in _kind(seed, "behavior.unchanged")
+        if f.symbol.endswith("start_prefill_thread.<locals>.bootstrap_thread")
+    )
     assert len(boot.explains) == 8 and all(side == "-" for _p, side, _n in boot.explains)
     assert seed.model.summary.verdict == "pure-refactor"
     assert seed.model.summary.explained_lines == seed.model.summary.changed_lines > 0
@@ -118,7 +142,8 @@ def test_seed_contract_is_kept_by_import_linter_and_breaks_on_a_back_import(seed
         assert kept.returncode == 0 and "1 kept, 0 broken" in kept.stdout, kept.stdout + kept.stderr
     handler = repo.path / PKG / "common/staging_handler.py"
     handler.write_text(
-        handler.read_text() + "\nfrom sglang.srt.disaggregation.nixl import conn  # the cycle the hoist relies on not existing\n"
+        handler.read_text()
+        + "\nfrom sglang.srt.disaggregation.nixl import conn  # the cycle the hoist relies on not existing\n"
     )
     broken = _lint_imports(repo.path, "pyproject.toml", toml)
     assert broken.returncode != 0 and "0 kept, 1 broken" in broken.stdout
@@ -126,17 +151,17 @@ def test_seed_contract_is_kept_by_import_linter_and_breaks_on_a_back_import(seed
 
 # --- negative cases -------------------------------------------------------------------------
 
-_A_BEFORE = '''def run(x):
+_A_BEFORE = """def run(x):
     from pkg.b import helper
 
     return helper(x)
-'''
-_A_AFTER = '''from pkg.b import helper
+"""
+_A_AFTER = """from pkg.b import helper
 
 
 def run(x):
     return helper(x)
-'''
+"""
 
 
 def test_hoist_that_closes_a_cycle_is_a_risk_with_the_chain(tmp_path):
@@ -164,7 +189,9 @@ def test_cycle_search_stops_at_the_configured_depth(tmp_path):
         "pkg/c.py": "import pkg.d\n",
         "pkg/d.py": "import pkg.a\n",
     }
-    shallow = _pr(tmp_path / "1", base, {"pkg/a.py": _A_AFTER}, analysis=AnalysisConfig(cycle_depth=2))
+    shallow = _pr(
+        tmp_path / "1", base, {"pkg/a.py": _A_AFTER}, analysis=AnalysisConfig(cycle_depth=2)
+    )
     (safe,) = _kind(shallow, "cycle.safe")
     assert safe.details["complete"] is False  # d was not read: no contract on an incomplete search
     assert not _kind(shallow, "contract.implicit")
@@ -184,7 +211,9 @@ def test_function_local_and_type_checking_imports_of_the_target_are_not_edges(tm
     }
     result = _pr(tmp_path, base, {"pkg/a.py": _A_AFTER})
     (safe,) = _kind(result, "cycle.safe")
-    assert safe.details["target_imports"] == [] and safe.details["target_external_imports"] == ["typing"]
+    assert safe.details["target_imports"] == [] and safe.details["target_external_imports"] == [
+        "typing"
+    ]
     (contract,) = _kind(result, "contract.implicit")
     assert contract.details["forbidden"] == ["pkg.a"]
 
@@ -203,7 +232,10 @@ def test_behaviour_change_hidden_in_a_refactor(tmp_path):
     result = _pr(tmp_path, {"calc.py": before}, {"calc.py": after})
     (changed,) = _kind(result, "behavior.changed")
     assert changed.symbol == "total" and changed.line == 4
-    assert changed.details["residual"] == ["-    return math.fsum(xs) + 1", "+    return math.fsum(xs) + 2"]
+    assert changed.details["residual"] == [
+        "-    return math.fsum(xs) + 1",
+        "+    return math.fsum(xs) + 2",
+    ]
     assert changed.explains == ()
     assert not any(f.symbol == "other" for f in _kind(result, "behavior.unchanged"))
     assert result.model.summary.verdict == "refactor-with-behavior-change"
@@ -214,7 +246,9 @@ def test_imports_hoisted_out_of_handlers_and_match_cases_keep_behaviour(tmp_path
         "def f(x):\n    try:\n        return int(x)\n    except ValueError:\n        import math\n\n        return math.nan\n"
         "\n\ndef g(x):\n    match x:\n        case [a]:\n            import os\n            return os.sep + a\n    return ''\n"
     )
-    after = "import math\nimport os\n\n\n" + before.replace("        import math\n\n", "").replace("            import os\n", "")
+    after = "import math\nimport os\n\n\n" + before.replace("        import math\n\n", "").replace(
+        "            import os\n", ""
+    )
     result = _pr(tmp_path, {"m.py": before}, {"m.py": after})
     assert sorted(f.symbol for f in _kind(result, "behavior.unchanged")) == ["f", "g"]
     assert not _kind(result, "behavior.changed")
@@ -227,7 +261,9 @@ def test_a_property_setter_is_compared_with_its_own_counterpart(tmp_path):
     )
     after = "import math\n\n\n" + before.replace("        import math\n\n", "")
     result = _pr(tmp_path / "same", {"m.py": before}, {"m.py": after})
-    assert [(f.symbol, f.details["before_line"]) for f in _kind(result, "behavior.unchanged")] == [("C.x", 6)]
+    assert [(f.symbol, f.details["before_line"]) for f in _kind(result, "behavior.unchanged")] == [
+        ("C.x", 6)
+    ]
     changed = _pr(tmp_path / "changed", {"m.py": before}, {"m.py": after.replace("floor", "ceil")})
     assert [(f.symbol, f.line) for f in _kind(changed, "behavior.changed")] == [("C.x", 9)]
 
@@ -239,8 +275,13 @@ def test_a_change_inside_a_nested_function_changes_the_enclosing_one(tmp_path):
     )
     hoisted = "import math\n\n\n" + before.replace("        import math\n\n", "")
     same = _pr(tmp_path / "same", {"m.py": before}, {"m.py": hoisted})
-    assert sorted(f.symbol for f in _kind(same, "behavior.unchanged")) == ["outer", "outer.<locals>.inner"]
-    changed = _pr(tmp_path / "changed", {"m.py": before}, {"m.py": hoisted.replace("floor", "ceil")})
+    assert sorted(f.symbol for f in _kind(same, "behavior.unchanged")) == [
+        "outer",
+        "outer.<locals>.inner",
+    ]
+    changed = _pr(
+        tmp_path / "changed", {"m.py": before}, {"m.py": hoisted.replace("floor", "ceil")}
+    )
     found = {f.symbol: f.details["residual"] for f in _kind(changed, "behavior.changed")}
     assert found == {
         "outer": ["-        return math.floor(x)", "+        return math.ceil(x)"],
@@ -248,7 +289,9 @@ def test_a_change_inside_a_nested_function_changes_the_enclosing_one(tmp_path):
     }
     # Swapping two nested functions is a change of the enclosing function only.
     swapped = before.replace("    def other():\n        return 0\n\n", "")
-    swapped = swapped.replace("def outer():\n", "def outer():\n    def other():\n        return 0\n\n")
+    swapped = swapped.replace(
+        "def outer():\n", "def outer():\n    def other():\n        return 0\n\n"
+    )
     moved = _pr(tmp_path / "moved", {"m.py": before}, {"m.py": swapped})
     assert [f.symbol for f in _kind(moved, "behavior.changed")] == ["outer"]
 
@@ -261,7 +304,9 @@ def test_only_a_behaviour_change_is_a_behavior_change_verdict(tmp_path):
 
 
 def test_forgotten_hoist_leaves_an_unresolved_name(tmp_path):
-    before = "import os\n\n\ndef run(x):\n    from json import dumps\n\n    return dumps(x), os.sep\n"
+    before = (
+        "import os\n\n\ndef run(x):\n    from json import dumps\n\n    return dumps(x), os.sep\n"
+    )
     after = "import os\n\n\ndef run(x):\n    return dumps(x), os.sep\n"
     result = _pr(tmp_path, {"m.py": before}, {"m.py": after})
     (bad,) = _kind(result, "names.unresolved")
@@ -270,7 +315,7 @@ def test_forgotten_hoist_leaves_an_unresolved_name(tmp_path):
 
 
 def test_python_scoping_rules_do_not_produce_false_unresolved_names(tmp_path):
-    after = '''import typing
+    after = """import typing
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -306,7 +351,7 @@ def counter():
 
 def step_of(fn):
     return fn
-'''
+"""
     # A new file: every read in it is checked, not only the changed lines.
     result = _pr(tmp_path, {"other.py": "X = 1\n"}, {"m.py": after + "\nprint(undefined_here)\n"})
     assert [f.symbol for f in _kind(result, "names.unresolved")] == ["undefined_here"]
@@ -316,7 +361,9 @@ def test_class_body_names_are_not_visible_in_methods(tmp_path):
     before = "class C:\n    limit = 3\n\n    def f(self):\n        return self.limit\n"
     after = before.replace("self.limit", "limit")
     result = _pr(tmp_path, {"m.py": before}, {"m.py": after})
-    assert [(f.symbol, f.details["scope"]) for f in _kind(result, "names.unresolved")] == [("limit", "C.f")]
+    assert [(f.symbol, f.details["scope"]) for f in _kind(result, "names.unresolved")] == [
+        ("limit", "C.f")
+    ]
 
 
 def test_star_import_makes_names_not_checkable_rather_than_unresolved(tmp_path):
@@ -325,7 +372,9 @@ def test_star_import_makes_names_not_checkable_rather_than_unresolved(tmp_path):
     result = _pr(tmp_path, {"m.py": before}, {"m.py": after})
     assert not _kind(result, "names.unresolved")
     (unsure,) = _kind(result, "names.not-checkable")
-    assert unsure.symbol == "join" and unsure.details["star_imports"] == [{"line": 1, "module": "os.path"}]
+    assert unsure.symbol == "join" and unsure.details["star_imports"] == [
+        {"line": 1, "module": "os.path"}
+    ]
 
 
 def test_unused_added_import_is_reported_but_exports_are_not(tmp_path):
@@ -341,7 +390,9 @@ def test_unused_added_import_is_reported_but_exports_are_not(tmp_path):
         ),
     }
     result = _pr(tmp_path, base, after)
-    unused = [(f.path, f.symbol, f.line, f.details["scope"]) for f in _kind(result, "names.unused-import")]
+    unused = [
+        (f.path, f.symbol, f.line, f.details["scope"]) for f in _kind(result, "names.unused-import")
+    ]
     # sys was already there (not added by the PR); dumps is exported; Path is an explicit re-export.
     assert unused == [("lib/core.py", "os", 1, "<module>"), ("lib/core.py", "re", 10, "run")]
 
@@ -357,7 +408,11 @@ def test_file_that_does_not_parse_is_a_diagnostic_and_others_are_still_analysed(
     diags = [d for d in result.diagnostics if d.path == "broken.py"]
     assert diags and "does not parse" in diags[0].message and diags[0].line == 1
     assert [f.symbol for f in _kind(result, "behavior.unchanged") if f.path == "good.py"] == ["f"]
-    assert not [f for f in result.findings if f.path == "broken.py" and f.kind.startswith(("behavior.", "names."))]
+    assert not [
+        f
+        for f in result.findings
+        if f.path == "broken.py" and f.kind.startswith(("behavior.", "names."))
+    ]
     assert result.model.summary.verdict != "pure-refactor"
 
 
@@ -367,7 +422,9 @@ def test_verdict_is_unknown_without_python(tmp_path):
 
 
 def test_renamed_file_lines_are_explained_under_either_path(tmp_path):
-    body = "def f():\n    import json\n\n    return json.dumps(1)\n\n\n" + "".join(f"X{i} = {i}\n" for i in range(20))
+    body = "def f():\n    import json\n\n    return json.dumps(1)\n\n\n" + "".join(
+        f"X{i} = {i}\n" for i in range(20)
+    )
     after = "import json\n" + body.replace("    import json\n\n", "")
     result = _pr(tmp_path, {"old.py": body}, {"old.py": None, "new.py": after})
     (same,) = _kind(result, "behavior.unchanged")

@@ -22,13 +22,20 @@ def _tool(name: str) -> str:
 
 
 def test_import_contracts_hold():
-    res = subprocess.run([_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    res = subprocess.run(
+        [_tool("lint-imports"), "--no-cache"], cwd=ROOT, capture_output=True, text=True
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "0 broken" in res.stdout
 
 
 def test_ruff_clean():
-    res = subprocess.run([_tool("ruff"), "check", "prreport", "tests", "benchmarks"], cwd=ROOT, capture_output=True, text=True)
+    res = subprocess.run(
+        [_tool("ruff"), "check", "prreport", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
 
 
@@ -40,12 +47,26 @@ def test_mypy_clean():
 @pytest.mark.slow
 def test_wheel_ships_templates(tmp_path: Path):
     res = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(tmp_path),
+            str(ROOT),
+        ],
         capture_output=True,
         text=True,
     )
     assert res.returncode == 0, res.stderr[-2000:]
     wheel = next(tmp_path.glob("prreport-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    for required in ("prreport/templates/en/report.md.j2", "prreport/templates/zh/report.md.j2", "prreport/templates/page.html.j2", "prreport/templates/style.css"):
+    for required in (
+        "prreport/templates/en/report.md.j2",
+        "prreport/templates/zh/report.md.j2",
+        "prreport/templates/page.html.j2",
+        "prreport/templates/style.css",
+    ):
         assert required in names

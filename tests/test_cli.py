@@ -11,15 +11,29 @@ from tests.gitrepo import Repo
 
 def _small_repo(path: Path) -> tuple[Repo, str, str]:
     repo = Repo(path)
-    base = repo.commit("init", {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    for i in range(3):\n        import json\n        print(json.dumps(i))\n"})
-    head = repo.commit("refactor(pkg): hoist json (#7)", {"pkg/a.py": "import json\n\n\ndef f():\n    for i in range(3):\n        print(json.dumps(i))\n", "notes.txt": "n\n"})
+    base = repo.commit(
+        "init",
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "def f():\n    for i in range(3):\n        import json\n        print(json.dumps(i))\n",
+        },
+    )
+    head = repo.commit(
+        "refactor(pkg): hoist json (#7)",
+        {
+            "pkg/a.py": "import json\n\n\ndef f():\n    for i in range(3):\n        print(json.dumps(i))\n",
+            "notes.txt": "n\n",
+        },
+    )
     return repo, base, head
 
 
 def test_report_json_and_md_for_pr_number(tmp_path: Path):
     repo, base, head = _small_repo(tmp_path / "r")
     out = tmp_path / "out"
-    res = run_cli("7", "--repo", str(repo.path), "--format", "json,md", "--out", str(out), "--quiet")
+    res = run_cli(
+        "7", "--repo", str(repo.path), "--format", "json,md", "--out", str(out), "--quiet"
+    )
     assert res.returncode == 0, res.stderr
     assert res.stdout == ""  # --quiet
     md = out / "r-pr-7.md"
@@ -32,7 +46,18 @@ def test_report_json_and_md_for_pr_number(tmp_path: Path):
     assert data["pr"]["base_sha"] == base and data["pr"]["head_sha"] == head
     numstat = repo.numstat(base, head)
     assert {f["path"]: (f["additions"], f["deletions"]) for f in data["files"]} == numstat
-    for key in ("summary", "motivation", "findings", "key_symbols", "snippets", "review", "risks", "impact", "related", "diagnostics"):
+    for key in (
+        "summary",
+        "motivation",
+        "findings",
+        "key_symbols",
+        "snippets",
+        "review",
+        "risks",
+        "impact",
+        "related",
+        "diagnostics",
+    ):
         assert key in data
     assert "refactor(pkg): hoist json" in md.read_text(encoding="utf-8")
     assert list(out.glob(".*.tmp")) == []
@@ -40,7 +65,9 @@ def test_report_json_and_md_for_pr_number(tmp_path: Path):
 
 def test_markdown_goes_to_terminal_unless_quiet(tmp_path: Path):
     repo, _, _ = _small_repo(tmp_path / "r")
-    res = run_cli("HEAD", "--repo", str(repo.path), "--format", "json", "--out", str(tmp_path / "o"))
+    res = run_cli(
+        "HEAD", "--repo", str(repo.path), "--format", "json", "--out", str(tmp_path / "o")
+    )
     assert res.returncode == 0, res.stderr
     assert "refactor(pkg): hoist json" in res.stdout
     assert (tmp_path / "o" / "r-pr-7.json").is_file()
@@ -50,7 +77,18 @@ def test_saved_bundle_gives_same_json_without_repository(tmp_path: Path):
     repo, _, _ = _small_repo(tmp_path / "r")
     out1, out2 = tmp_path / "o1", tmp_path / "o2"
     bundle = tmp_path / "b.json"
-    res = run_cli("7", "--repo", str(repo.path), "--format", "json,md", "--out", str(out1), "--save-bundle", str(bundle), "-q")
+    res = run_cli(
+        "7",
+        "--repo",
+        str(repo.path),
+        "--format",
+        "json,md",
+        "--out",
+        str(out1),
+        "--save-bundle",
+        str(bundle),
+        "-q",
+    )
     assert res.returncode == 0, res.stderr
     shutil.rmtree(repo.path)
     res = run_cli("--bundle", str(bundle), "--format", "json,md", "--out", str(out2), "-q")
@@ -76,21 +114,39 @@ def _assert_one_line_error(res, *needles: str) -> None:
 def test_user_errors_are_one_line(tmp_path: Path):
     repo, _, _ = _small_repo(tmp_path / "r")
     (tmp_path / "plain").mkdir()
-    _assert_one_line_error(run_cli("HEAD", "--repo", str(tmp_path / "plain"), "-q"), "not a git repository")
-    _assert_one_line_error(run_cli("nope", "--repo", str(repo.path), "-q"), "unknown revision 'nope'")
-    _assert_one_line_error(run_cli("#99", "--repo", str(repo.path), "-q"), "(#99)", str(repo.path.resolve()), "--repo")
+    _assert_one_line_error(
+        run_cli("HEAD", "--repo", str(tmp_path / "plain"), "-q"), "not a git repository"
+    )
+    _assert_one_line_error(
+        run_cli("nope", "--repo", str(repo.path), "-q"), "unknown revision 'nope'"
+    )
+    _assert_one_line_error(
+        run_cli("#99", "--repo", str(repo.path), "-q"), "(#99)", str(repo.path.resolve()), "--repo"
+    )
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     _assert_one_line_error(run_cli("--bundle", str(bad), "-q"), "not a prreport bundle")
-    _assert_one_line_error(run_cli("--bundle", str(tmp_path / "missing.json"), "-q"), "does not exist")
-    _assert_one_line_error(run_cli("HEAD", "--repo", str(repo.path), "--format", "pdf", "-q"), "--format")
+    _assert_one_line_error(
+        run_cli("--bundle", str(tmp_path / "missing.json"), "-q"), "does not exist"
+    )
+    _assert_one_line_error(
+        run_cli("HEAD", "--repo", str(repo.path), "--format", "pdf", "-q"), "--format"
+    )
     cfg = tmp_path / "c.toml"
     cfg.write_text("[report]\nlnag = 'en'\n")
-    _assert_one_line_error(run_cli("HEAD", "--repo", str(repo.path), "--config", str(cfg), "-q"), "report.lnag")
+    _assert_one_line_error(
+        run_cli("HEAD", "--repo", str(repo.path), "--config", str(cfg), "-q"), "report.lnag"
+    )
     cfg.write_text("[report]\nmax_snippets = 'many'\n")
-    _assert_one_line_error(run_cli("HEAD", "--repo", str(repo.path), "--config", str(cfg), "-q"), "report.max_snippets", "integer")
+    _assert_one_line_error(
+        run_cli("HEAD", "--repo", str(repo.path), "--config", str(cfg), "-q"),
+        "report.max_snippets",
+        "integer",
+    )
     cfg.write_text("[report\n")
-    _assert_one_line_error(run_cli("HEAD", "--repo", str(repo.path), "--config", str(cfg), "-q"), "not valid TOML")
+    _assert_one_line_error(
+        run_cli("HEAD", "--repo", str(repo.path), "--config", str(cfg), "-q"), "not valid TOML"
+    )
 
 
 def test_debug_shows_traceback(tmp_path: Path):
@@ -102,7 +158,10 @@ def test_unwritable_output_is_an_error_and_leaves_nothing(tmp_path: Path):
     repo, _, _ = _small_repo(tmp_path / "r")
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    _assert_one_line_error(run_cli("HEAD", "--repo", str(repo.path), "--out", str(blocker / "sub"), "-q"), "cannot write")
+    _assert_one_line_error(
+        run_cli("HEAD", "--repo", str(repo.path), "--out", str(blocker / "sub"), "-q"),
+        "cannot write",
+    )
 
 
 def test_help_lists_flags():

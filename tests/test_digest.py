@@ -35,7 +35,10 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _config(repo: DigestRepo, cache: Path | str, workers: int = 2) -> Config:
-    return Config(git=GitConfig(repo=str(repo.path)), digest=DigestConfig(workers=workers, cache_dir=str(cache)))
+    return Config(
+        git=GitConfig(repo=str(repo.path)),
+        digest=DigestConfig(workers=workers, cache_dir=str(cache)),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +62,11 @@ def test_window_edges_and_discovery(week_repo: DigestRepo, week: digest_mod.Dige
     # Squash titles lose their "(#N)"; merge commits give the title from their body.
     merged = week_repo.of_kind("merge")
     assert merged and all(_by_number(week)[p.number]["title"] == p.title for p in merged)
-    assert week.window.to_json() == {"label": WEEK, "since": "2026-08-17T00:00:00Z", "until": "2026-08-24T00:00:00Z"}
+    assert week.window.to_json() == {
+        "label": WEEK,
+        "since": "2026-08-17T00:00:00Z",
+        "until": "2026-08-24T00:00:00Z",
+    }
 
 
 def test_totals_and_series(week_repo: DigestRepo, week: digest_mod.Digest):
@@ -78,15 +85,21 @@ def test_totals_and_series(week_repo: DigestRepo, week: digest_mod.Digest):
     expected: dict[str, list[int]] = {}
     for p in in_window:
         expected.setdefault(series_of(p.title), []).append(p.number)
-    assert {s["key"]: s["numbers"] for s in week.series} == {k: sorted(v) for k, v in expected.items()}
+    assert {s["key"]: s["numbers"] for s in week.series} == {
+        k: sorted(v) for k, v in expected.items()
+    }
     counts = [s["count"] for s in week.series if s["key"]]
     assert counts == sorted(counts, reverse=True)
     assert week.series[-1]["key"] == ""
-    assert {s["key"]: s["count"] for s in week.series}["refactor(disagg)"] == len(week_repo.of_kind("hoist"))
+    assert {s["key"]: s["count"] for s in week.series}["refactor(disagg)"] == len(
+        week_repo.of_kind("hoist")
+    )
     # Totals are the sums of the per-PR facts.
     assert t["pure_refactors"] == sum(p["verdict"] == "pure-refactor" for p in week.prs)
     assert t["behavior_changes"] == sum(p["verdict"] in BEHAVIOUR for p in week.prs)
-    assert t["dead_code_removed"] == sum(p["kind_counts"].get("code.dead-removed", 0) for p in week.prs)
+    assert t["dead_code_removed"] == sum(
+        p["kind_counts"].get("code.dead-removed", 0) for p in week.prs
+    )
     assert t["cycles_risked"] == sum(p["kind_counts"].get("cycle.risk", 0) for p in week.prs)
 
 
@@ -136,7 +149,9 @@ def test_unparseable_file_is_listed_with_why(week_repo: DigestRepo, week: digest
     assert broken.number in {p["number"] for p in week.prs}  # still counted among the week's PRs
 
 
-def test_rerun_and_overlapping_window_use_the_cache(week_repo: DigestRepo, week: digest_mod.Digest, cache_dir: Path):
+def test_rerun_and_overlapping_window_use_the_cache(
+    week_repo: DigestRepo, week: digest_mod.Digest, cache_dir: Path
+):
     assert week.stats == {"analysed": len(week_repo.in_window()), "cached": 0, "failed": 0}
     again = make_digest(_config(week_repo, cache_dir), resolve_window(WEEK))
     assert again.stats == {"analysed": 0, "cached": len(week_repo.in_window()), "failed": 0}
@@ -145,14 +160,22 @@ def test_rerun_and_overlapping_window_use_the_cache(week_repo: DigestRepo, week:
     second.pop("stats")
     assert first == second
     # A window overlapping W34 analyses only the PRs it does not share with it.
-    shifted = make_digest(_config(week_repo, cache_dir), resolve_window(since="2026-08-20", until="2026-08-26"))
-    new = [p for p in week_repo.prs if not p.in_window and datetime(2026, 8, 20, tzinfo=timezone.utc) <= p.when]
+    shifted = make_digest(
+        _config(week_repo, cache_dir), resolve_window(since="2026-08-20", until="2026-08-26")
+    )
+    new = [
+        p
+        for p in week_repo.prs
+        if not p.in_window and datetime(2026, 8, 20, tzinfo=timezone.utc) <= p.when
+    ]
     assert len(new) == 2
     assert shifted.stats["analysed"] == len(new)
     assert shifted.stats["cached"] == shifted.totals["prs"] - len(new)
 
 
-def test_a_failing_pr_does_not_stop_the_digest(week_repo: DigestRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+def test_a_failing_pr_does_not_stop_the_digest(
+    week_repo: DigestRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
     victim = week_repo.in_window()[1].number
     real = digest_mod.analyse
 
@@ -176,16 +199,35 @@ def test_a_failing_pr_does_not_stop_the_digest(week_repo: DigestRepo, monkeypatc
     assert again.stats == {"analysed": 1, "cached": len(on_day) - 1, "failed": 0}
 
 
-def test_outputs_are_written_and_well_formed(week_repo: DigestRepo, cache_dir: Path, tmp_path: Path):
+def test_outputs_are_written_and_well_formed(
+    week_repo: DigestRepo, cache_dir: Path, tmp_path: Path
+):
     res = run_cli(
-        "digest", "--repo", str(week_repo.path), "--week", WEEK, "--out", str(tmp_path), "--lang", "en,zh",
-        "--cache-dir", str(cache_dir), "--quiet", env={"CI": "true"},
+        "digest",
+        "--repo",
+        str(week_repo.path),
+        "--week",
+        WEEK,
+        "--out",
+        str(tmp_path),
+        "--lang",
+        "en,zh",
+        "--cache-dir",
+        str(cache_dir),
+        "--quiet",
+        env={"CI": "true"},
     )
     assert res.returncode == 0, res.stderr
     assert f"{len(week_repo.in_window())} PRs" in res.stderr
     base = tmp_path / "digests" / "acme-widgets"
     names = sorted(p.name for p in base.iterdir())
-    assert names == [f"{WEEK}.html", f"{WEEK}.json", f"{WEEK}.md", f"{WEEK}.zh.html", f"{WEEK}.zh.md"]
+    assert names == [
+        f"{WEEK}.html",
+        f"{WEEK}.json",
+        f"{WEEK}.md",
+        f"{WEEK}.zh.html",
+        f"{WEEK}.zh.md",
+    ]
     data = json.loads((base / f"{WEEK}.json").read_text(encoding="utf-8"))
     assert data["schema"] == "prreport.digest/1" and data["repo"] == "acme/widgets"
     assert data["totals"]["prs"] == len(data["prs"]) == len(week_repo.in_window())
@@ -208,7 +250,10 @@ def test_empty_window_and_bad_flags(week_repo: DigestRepo, tmp_path: Path):
     out = render_digest(d, ["en"], ["md"], tmp_path)
     assert "No PRs merged in this window." in next(iter(out.values()))
     res = run_cli("digest", "--repo", str(week_repo.path), "--week", "2026-W60")
-    assert res.returncode == 2 and res.stderr.strip() == "error: --week: 2026-W60 is not an ISO week of 2026"
+    assert (
+        res.returncode == 2
+        and res.stderr.strip() == "error: --week: 2026-W60 is not an ISO week of 2026"
+    )
     res = run_cli("digest", "--repo", str(week_repo.path), "--since", "2026-08-17")
     assert res.returncode == 2 and "--until" in res.stderr and "Traceback" not in res.stderr
 
@@ -238,7 +283,9 @@ def test_top_risks_rank_by_severity(week: digest_mod.Digest):
         for p in r["prs"]:
             assert r["id"] in _by_number(week)[p["number"]]["risk_tags"]
     unparseable = [r for r in week.top_risks if r["id"] == "unparseable"]
-    assert unparseable and [p["number"] for p in unparseable[0]["prs"]] == [week.not_analysed[0]["number"]]
+    assert unparseable and [p["number"] for p in unparseable[0]["prs"]] == [
+        week.not_analysed[0]["number"]
+    ]
 
 
 def test_build_digest_without_outcomes_is_empty():
@@ -260,13 +307,21 @@ def gh_server(week_repo: DigestRepo):
 
     prs = {}
     for p in week_repo.prs:
-        prs[p.number] = {"base": week_repo.repo.git("rev-parse", f"{p.sha}^1").strip(), "head": p.sha}
+        prs[p.number] = {
+            "base": week_repo.repo.git("rev-parse", f"{p.sha}^1").strip(),
+            "head": p.sha,
+        }
     fixture = _repo_fixture(week_repo.repo, "acme/widgets", prs)
     for k in range(25):  # old history: paging must stop before it
         n = 10 + k
         fixture["pulls"][str(n)] = {
-            "title": f"chore: old change {k}", "body": "", "author": "old", "merged_at": f"2026-07-{k + 1:02d}T10:00:00+00:00",
-            "created_at": f"2026-07-{k + 1:02d}T09:00:00+00:00", "base_sha": prs[101]["base"], "head_sha": prs[101]["base"],
+            "title": f"chore: old change {k}",
+            "body": "",
+            "author": "old",
+            "merged_at": f"2026-07-{k + 1:02d}T10:00:00+00:00",
+            "created_at": f"2026-07-{k + 1:02d}T09:00:00+00:00",
+            "base_sha": prs[101]["base"],
+            "head_sha": prs[101]["base"],
         }
     state = GitHubState()
     state.repos["acme/widgets"] = fixture
@@ -296,14 +351,26 @@ def test_github_digest_matches_the_git_digest(
 ):
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     gh_server.reset_counts()
-    gh = make_digest(_gh_config(gh_server, gh_cache), resolve_window(WEEK), source="github", page_size=10)
+    gh = make_digest(
+        _gh_config(gh_server, gh_cache), resolve_window(WEEK), source="github", page_size=10
+    )
     assert gh.repo == "acme/widgets" and gh.source == "github"
     assert [p["number"] for p in gh.prs] == [p["number"] for p in week.prs]
     for ours, theirs in zip(gh.prs, week.prs, strict=True):
-        for key in ("title", "verdict", "kind_counts", "changed_lines", "explained_lines", "series", "url"):
+        for key in (
+            "title",
+            "verdict",
+            "kind_counts",
+            "changed_lines",
+            "explained_lines",
+            "series",
+            "url",
+        ):
             assert ours[key] == theirs[key], (ours["number"], key)
     assert gh.totals == week.totals
-    assert [(s["key"], s["numbers"]) for s in gh.series] == [(s["key"], s["numbers"]) for s in week.series]
+    assert [(s["key"], s["numbers"]) for s in gh.series] == [
+        (s["key"], s["numbers"]) for s in week.series
+    ]
     # Paging: 82 closed PRs at 10 a page; the window is passed on page 6, so 7-9 are never asked for.
     pages = sorted(
         int(m.group(1)) if (m := re.search(r"[?&]page=(\d+)", r.path)) else 1
@@ -316,8 +383,22 @@ def test_github_digest_matches_the_git_digest(
 def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cache: Path):
     from tests.ghserver_issues import issues_of
 
-    args = ("digest", "--github", "acme/widgets", "--github-api-url", gh_server.url, "--week", WEEK,
-            "--publish", "issue", "--out", str(tmp_path / "out"), "--cache-dir", str(gh_cache), "-q")
+    args = (
+        "digest",
+        "--github",
+        "acme/widgets",
+        "--github-api-url",
+        gh_server.url,
+        "--week",
+        WEEK,
+        "--publish",
+        "issue",
+        "--out",
+        str(tmp_path / "out"),
+        "--cache-dir",
+        str(gh_cache),
+        "-q",
+    )
     env = {"GITHUB_TOKEN": TOKEN, "CI": "true"}
     first = run_cli(*args, cwd=tmp_path, env=env)
     assert first.returncode == 0, first.stderr
@@ -328,8 +409,24 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cach
     # The publish step of the workflow: the saved JSON rendered again (in Chinese this time:
     # a different body, so the same issue is edited in place), then once more: unchanged.
     saved = tmp_path / "out" / "digests" / "acme-widgets" / f"{WEEK}.json"
-    again = ("digest", "--from-json", str(saved), "--github", "acme/widgets", "--github-api-url", gh_server.url,
-             "--publish", "issue", "--lang", "zh", "--format", "md", "--out", str(tmp_path / "again"), "-q")
+    again = (
+        "digest",
+        "--from-json",
+        str(saved),
+        "--github",
+        "acme/widgets",
+        "--github-api-url",
+        gh_server.url,
+        "--publish",
+        "issue",
+        "--lang",
+        "zh",
+        "--format",
+        "md",
+        "--out",
+        str(tmp_path / "again"),
+        "-q",
+    )
     third = run_cli(*again, cwd=tmp_path, env=env)
     assert third.returncode == 0, third.stderr
     assert "updated issue #" in third.stderr
@@ -348,24 +445,38 @@ def test_publish_never_edits_someone_elses_marked_issue(gh_server):
     from tests.ghserver_issues import issues_of
 
     label = "2026-W30"
-    planted = {"number": 900, "title": "look here", "body": issue_marker("acme/widgets", label) + "\nnot ours",
-               "author": "mallory", "created_at": "2026-07-27T10:00:00Z", "updated_at": "2026-07-27T10:00:00Z"}
+    planted = {
+        "number": 900,
+        "title": "look here",
+        "body": issue_marker("acme/widgets", label) + "\nnot ours",
+        "author": "mallory",
+        "created_at": "2026-07-27T10:00:00Z",
+        "updated_at": "2026-07-27T10:00:00Z",
+    }
     gh_server.state.repos["acme/widgets"].setdefault("issues", []).append(planted)
     config = GitHubConfig(repo="acme/widgets", api_url=gh_server.url, cache=False)
     since = datetime(2026, 7, 20, tzinfo=timezone.utc)
     result = publish_digest_issue(config, TOKEN, "acme/widgets", label, since, "# Weekly digest\n")
     assert result.action == "created" and result.number != 900
     assert planted["body"].endswith("not ours")
-    again = publish_digest_issue(config, TOKEN, "acme/widgets", label, since, "# Weekly digest\n\nmore\n")
+    again = publish_digest_issue(
+        config, TOKEN, "acme/widgets", label, since, "# Weekly digest\n\nmore\n"
+    )
     assert (again.action, again.number) == ("updated", result.number)
-    ours = [i for i in issues_of(gh_server, "acme/widgets") if i["body"].startswith(issue_marker("acme/widgets", label))]
+    ours = [
+        i
+        for i in issues_of(gh_server, "acme/widgets")
+        if i["body"].startswith(issue_marker("acme/widgets", label))
+    ]
     assert sorted(i["author"] for i in ours) == ["digest-bot", "mallory"]
 
 
 def test_issue_body_fits_the_size_limit():
     from prreport.digest_publish import ISSUE_LIMIT, issue_body
 
-    rows = "\n".join(f"| [#{n}](https://github.com/o/r/pull/{n}) | a title @someone | x |" for n in range(3000))
+    rows = "\n".join(
+        f"| [#{n}](https://github.com/o/r/pull/{n}) | a title @someone | x |" for n in range(3000)
+    )
     markdown = f"# Weekly digest\n\n# Pull requests\n\n| PR | Title | X |\n|---|---|---|\n{rows}\n"
     assert len(markdown) > ISSUE_LIMIT
     body = issue_body(markdown, "o/r", WEEK, "the `digest` artifact")
@@ -396,5 +507,7 @@ def test_weekly_workflow_is_scheduled_off_minute_with_least_privilege():
     zizmor = str(exe) if exe.exists() else shutil.which("zizmor")
     if not zizmor:
         pytest.fail("zizmor is not installed; install the test extras: pip install -e '.[test]'")
-    res = subprocess.run([zizmor, "--offline", "--min-severity", "high", str(wf)], capture_output=True, text=True)
+    res = subprocess.run(
+        [zizmor, "--offline", "--min-severity", "high", str(wf)], capture_output=True, text=True
+    )
     assert res.returncode == 0, res.stdout + res.stderr

@@ -36,7 +36,8 @@ def mixed_repo(tmp_path: Path) -> tuple[Repo, str, str]:
         },
     )
     files = {
-        "pkg/new_name.py": "".join(f"def f{i}():\n    return {i}\n\n" for i in range(20)) + "def g():\n    return 0\n",
+        "pkg/new_name.py": "".join(f"def f{i}():\n    return {i}\n\n" for i in range(20))
+        + "def g():\n    return 0\n",
         "pkg/old_name.py": None,
         "pkg/gone.py": None,
         "pkg/edit.py": "a = 1\nb = 20\nc = 3\nd = 4\n",
@@ -83,7 +84,14 @@ def test_merge_commit_pr(tmp_path: Path):
     repo.git("checkout", "-q", "-b", "feature")
     repo.commit("change a", {"a.py": "x = 2\n"}, author="Bob Branch")
     repo.git("checkout", "-q", "main")
-    repo.git("merge", "-q", "--no-ff", "feature", "-m", "Merge pull request #12 from bob/feature\n\nMake x two")
+    repo.git(
+        "merge",
+        "-q",
+        "--no-ff",
+        "feature",
+        "-m",
+        "Merge pull request #12 from bob/feature\n\nMake x two",
+    )
     b = _fetch(repo.path, "12")
     assert b.pr.number == 12
     assert b.pr.title == "Make x two"
@@ -99,7 +107,11 @@ def test_revision_and_range(mixed_repo):
     b = _fetch(repo.path, "HEAD")
     assert b.pr.head_sha == head and b.pr.base_sha == base and b.pr.number == 7
     r = _fetch(repo.path, f"{base}..{head}")
-    assert r.pr.number is None and r.pr.base_sha == base and {f.path for f in r.files} == {f.path for f in b.files}
+    assert (
+        r.pr.number is None
+        and r.pr.base_sha == base
+        and {f.path for f in r.files} == {f.path for f in b.files}
+    )
 
 
 def test_bare_clone_and_work_tree_untouched(mixed_repo, tmp_path: Path):

@@ -26,22 +26,37 @@ def server():
         yield srv
 
 
-def _gh_cli(srv: GitHubServer, tmp: Path, *args: str, repo: str = SEED, target: str = "35980", env=None):
+def _gh_cli(
+    srv: GitHubServer, tmp: Path, *args: str, repo: str = SEED, target: str = "35980", env=None
+):
     full_env = {"GITHUB_TOKEN": TOKEN, "PRREPORT_GITHUB_CACHE_DIR": str(tmp / "cache")}
     full_env.update(env or {})
     return run_cli(
-        target, "--github", repo, "--github-api-url", srv.url, "--out", str(tmp / "out"), "-q", *args,
-        cwd=tmp, env=full_env,
+        target,
+        "--github",
+        repo,
+        "--github-api-url",
+        srv.url,
+        "--out",
+        str(tmp / "out"),
+        "-q",
+        *args,
+        cwd=tmp,
+        env=full_env,
     )
 
 
 def _source(srv: GitHubServer, tmp: Path, repo: str, **kw) -> GitHubSource:
-    return GitHubSource("0", GitHubConfig(repo=repo, api_url=srv.url, cache_dir=str(tmp / "cache"), **kw))
+    return GitHubSource(
+        "0", GitHubConfig(repo=repo, api_url=srv.url, cache_dir=str(tmp / "cache"), **kw)
+    )
 
 
 def _fetch(srv, tmp, monkeypatch, repo: str, number: int, **kw):
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    src = GitHubSource(str(number), GitHubConfig(repo=repo, api_url=srv.url, cache_dir=str(tmp / "cache"), **kw))
+    src = GitHubSource(
+        str(number), GitHubConfig(repo=repo, api_url=srv.url, cache_dir=str(tmp / "cache"), **kw)
+    )
     try:
         return src.fetch()
     finally:
@@ -59,7 +74,16 @@ def _without_review_sections(md: str) -> str:
 
 def test_seed_pr_gives_the_same_findings_and_report_as_the_git_source(seed_repo, server, tmp_path):
     repo, _base, _sha = seed_repo
-    git = run_cli("35980", "--repo", str(repo.path), "--format", "md,json", "--out", str(tmp_path / "git"), "-q")
+    git = run_cli(
+        "35980",
+        "--repo",
+        str(repo.path),
+        "--format",
+        "md,json",
+        "--out",
+        str(tmp_path / "git"),
+        "-q",
+    )
     assert git.returncode == 0, git.stderr
     gh = _gh_cli(server, tmp_path, "--format", "md,json")
     assert gh.returncode == 0, gh.stderr
@@ -124,15 +148,21 @@ def test_pagination_over_a_150_file_pr(server, tmp_path, monkeypatch):
 def test_binary_file_costs_no_content_request(server, tmp_path, monkeypatch):
     bundle = _fetch(server, tmp_path, monkeypatch, "o/r", 102)
     logo = bundle.file("assets/logo.png")
-    assert logo and logo.binary and logo.before is None and logo.after is None and logo.patch is None
+    assert (
+        logo and logo.binary and logo.before is None and logo.after is None and logo.patch is None
+    )
     mod = bundle.file("pkg/mod.py")
     assert mod and mod.before == "VALUE = 1\n" and mod.after == "VALUE = 2\n"
     fixture = json.loads((make.HERE / "o__r.json").read_text())
-    logo_sha = next(f["sha"] for f in fixture["pull_files"]["102"] if f["filename"] == "assets/logo.png")
+    logo_sha = next(
+        f["sha"] for f in fixture["pull_files"]["102"] if f["filename"] == "assets/logo.png"
+    )
     assert not [p for p in server.paths() if logo_sha in p or "logo" in p]
 
 
-def test_file_without_patch_fetches_its_base_and_deleted_file_is_rebuilt(server, tmp_path, monkeypatch):
+def test_file_without_patch_fetches_its_base_and_deleted_file_is_rebuilt(
+    server, tmp_path, monkeypatch
+):
     bundle = _fetch(server, tmp_path, monkeypatch, "o/r", 103)
     big = bundle.file("pkg/big.py")
     assert big and big.patch is None
@@ -167,12 +197,19 @@ def test_reverse_apply_rebuilds_every_fixture_base():
             pull = fx["pulls"][number]
             trees = {sha: {e["path"]: e["sha"] for e in t} for sha, t in fx["trees"].items()}
             for f in files:
-                if "patch" not in f or f["status"] == "removed" or pull["base_sha"] not in trees or pull["head_sha"] not in trees:
+                if (
+                    "patch" not in f
+                    or f["status"] == "removed"
+                    or pull["base_sha"] not in trees
+                    or pull["head_sha"] not in trees
+                ):
                     continue
                 after = base64.b64decode(fx["blobs"][f["sha"]]).decode()
                 base_blob = trees[pull["base_sha"]][f.get("previous_filename", f["filename"])]
                 before = base64.b64decode(fx["blobs"][base_blob]).decode()
-                assert reverse_apply(after, f["patch"], f["additions"], f["deletions"]) == before, f["filename"]
+                assert reverse_apply(after, f["patch"], f["additions"], f["deletions"]) == before, (
+                    f["filename"]
+                )
                 checked += 1
     assert checked >= 150
 
@@ -182,7 +219,10 @@ def test_reverse_apply_refuses_a_patch_that_does_not_fit():
     assert reverse_apply("a\nc\n", patch, 1, 1) == "a\nb\n"
     assert reverse_apply("a\nX\n", patch, 1, 1) is None
     assert reverse_apply("a\nc\n", patch, 2, 1) is None  # counts say the patch was cut short
-    assert reverse_apply("a\nc", "@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n", 1, 1) == "a\nb\n"
+    assert (
+        reverse_apply("a\nc", "@@ -1,2 +1,2 @@\n a\n-b\n+c\n\\ No newline at end of file\n", 1, 1)
+        == "a\nb\n"
+    )
 
 
 FAULTS = [
@@ -197,7 +237,11 @@ FAULTS = [
 @pytest.mark.parametrize("kind,match,expected", FAULTS, ids=[f[0] for f in FAULTS])
 def test_injected_faults_give_one_line_errors(server, tmp_path, kind, match, expected):
     server.inject(kind, match, delay=3.0 if kind == "slow" else 0.0)
-    env = {"PRREPORT_GITHUB_RETRIES": "1", "PRREPORT_GITHUB_TIMEOUT": "1", "PRREPORT_GITHUB_MAX_RATE_LIMIT_WAIT": "5"}
+    env = {
+        "PRREPORT_GITHUB_RETRIES": "1",
+        "PRREPORT_GITHUB_TIMEOUT": "1",
+        "PRREPORT_GITHUB_MAX_RATE_LIMIT_WAIT": "5",
+    }
     proc = _gh_cli(server, tmp_path, "--format", "md,html,json", env=env)
     _assert_clean_failure(proc, tmp_path, expected)
     if kind == "rate-limit":
@@ -243,7 +287,14 @@ def test_a_revision_target_is_refused_with_a_hint(server, tmp_path):
 
 
 def test_token_is_in_no_file_the_run_wrote(server, tmp_path):
-    proc = _gh_cli(server, tmp_path, "--format", "md,html,json", "--save-bundle", str(tmp_path / "out" / "b.json"))
+    proc = _gh_cli(
+        server,
+        tmp_path,
+        "--format",
+        "md,html,json",
+        "--save-bundle",
+        str(tmp_path / "out" / "b.json"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert server.requests and all(TOKEN in r.authorization for r in server.requests)
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
@@ -258,7 +309,15 @@ def test_token_is_in_no_file_the_run_wrote(server, tmp_path):
 def test_saved_github_bundle_gives_the_same_report_offline(server, tmp_path):
     proc = _gh_cli(server, tmp_path, "--format", "json", "--save-bundle", str(tmp_path / "b.json"))
     assert proc.returncode == 0, proc.stderr
-    offline = run_cli("--bundle", str(tmp_path / "b.json"), "--format", "json", "--out", str(tmp_path / "off"), "-q")
+    offline = run_cli(
+        "--bundle",
+        str(tmp_path / "b.json"),
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "off"),
+        "-q",
+    )
     assert offline.returncode == 0, offline.stderr
     a = load_json(tmp_path / "out" / "sgl-project-sglang-pr-35980.json")
     b = load_json(tmp_path / "off" / "sgl-project-sglang-pr-35980.json")
@@ -283,15 +342,24 @@ def test_without_a_token_context_files_come_one_by_one(tmp_path, seed_repo):
         assert [r for r in srv.requests if "/git/blobs/" in r.path]
     with_token = load_json(tmp_path / "out" / "sgl-project-sglang-pr-35980.json")
     repo, _b, _s = seed_repo
-    git = run_cli("35980", "--repo", str(repo.path), "--format", "json", "--out", str(tmp_path / "git"), "-q")
+    git = run_cli(
+        "35980", "--repo", str(repo.path), "--format", "json", "--out", str(tmp_path / "git"), "-q"
+    )
     assert git.returncode == 0, git.stderr
-    assert with_token["findings"] == load_json(tmp_path / "git" / "sgl-project-sglang-pr-35980.json")["findings"]
+    assert (
+        with_token["findings"]
+        == load_json(tmp_path / "git" / "sgl-project-sglang-pr-35980.json")["findings"]
+    )
 
 
 def test_graphql_failure_falls_back_to_rest(server, tmp_path, monkeypatch):
-    server.route("POST", r"/graphql", lambda s, q, m: (200, {"errors": [{"message": "GraphQL is disabled"}]}))
+    server.route(
+        "POST", r"/graphql", lambda s, q, m: (200, {"errors": [{"message": "GraphQL is disabled"}]})
+    )
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
-    src = GitHubSource("35980", GitHubConfig(repo=SEED, api_url=server.url, cache_dir=str(tmp_path / "c")))
+    src = GitHubSource(
+        "35980", GitHubConfig(repo=SEED, api_url=server.url, cache_dir=str(tmp_path / "c"))
+    )
     try:
         src.fetch()
         path = "python/sglang/srt/disaggregation/common/staging_handler.py"
@@ -305,7 +373,9 @@ def test_graphql_failure_falls_back_to_rest(server, tmp_path, monkeypatch):
 
 def test_fixtures_are_up_to_date(tmp_path):
     for name, text in make.build_all(tmp_path).items():
-        assert (make.HERE / name).read_text(encoding="utf-8") == text, f"rerun python -m tests.fixtures.github.make ({name})"
+        assert (make.HERE / name).read_text(encoding="utf-8") == text, (
+            f"rerun python -m tests.fixtures.github.make ({name})"
+        )
 
 
 def _assert_clean_failure(proc, tmp: Path, expected: str) -> None:

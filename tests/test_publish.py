@@ -24,7 +24,9 @@ TOKENS = {"tok-bot": BOT, "tok-other": OTHER}
 
 # GitHub's mention filter (html-pipeline MentionFilter): an @ after a non-word character,
 # then a username, outside <code>, <pre> and <a>.
-_GITHUB_MENTION = re.compile(r"(?:^|\W)@([a-z0-9][a-z0-9-]*)(?!/)(?=\.+[ \t\W]|\.+$|[^0-9a-zA-Z_.]|$)", re.I)
+_GITHUB_MENTION = re.compile(
+    r"(?:^|\W)@([a-z0-9][a-z0-9-]*)(?!/)(?=\.+[ \t\W]|\.+$|[^0-9a-zA-Z_.]|$)", re.I
+)
 # ... and its team mentions, @org/team.
 _GITHUB_TEAM = re.compile(r"(?:^|\W)@([a-z0-9][a-z0-9-]*)/[a-z0-9][a-z0-9_-]*", re.I)
 
@@ -87,7 +89,12 @@ def test_fit_cuts_at_a_section_boundary_and_closes_an_open_fence():
     tokens = md.parse(out)
     assert tokens[-1].type == "blockquote_close"  # the note, outside any code block
     last = out.rstrip("\n").split("\n")[-1]
-    assert last.startswith("> ✂️") and "Snippets" in last and "Section 7" in last and "the job summary" in last
+    assert (
+        last.startswith("> ✂️")
+        and "Snippets" in last
+        and "Section 7" in last
+        and "the job summary" in last
+    )
     assert publish.fit("short", 100, "x") == "short"
 
 
@@ -115,7 +122,9 @@ def test_job_summary_stays_within_one_mebibyte(tmp_path):
     assert publish.append_job_summary(report, "the artifact", path=str(summary)) == summary
     size = summary.stat().st_size
     assert publish.SUMMARY_LIMIT - 50_000 < size <= publish.SUMMARY_LIMIT
-    assert summary.read_text(encoding="utf-8").rstrip().endswith("The full report is in the artifact.")
+    assert (
+        summary.read_text(encoding="utf-8").rstrip().endswith("The full report is in the artifact.")
+    )
     assert publish.append_job_summary(report, "x", path="") is None  # outside Actions: nothing
 
 
@@ -146,7 +155,13 @@ PR_BODY = "Hoist the imports.\n\nThanks @someone for the idea; cc @sgl-project/d
 def mention_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     """A repository whose squash commit for #35980 quotes @mentions in its body."""
     repo = Repo(tmp_path_factory.mktemp("mention") / "sglang")
-    repo.commit("init", {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    while True:\n        import json\n        print(json.dumps(1))\n"})
+    repo.commit(
+        "init",
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "def f():\n    while True:\n        import json\n        print(json.dumps(1))\n",
+        },
+    )
     repo.commit(
         f"refactor(pkg): hoist json out of the loop (#{PR})\n\n{PR_BODY}",
         {"pkg/a.py": "import json\n\n\ndef f():\n    while True:\n        print(json.dumps(1))\n"},
@@ -154,18 +169,54 @@ def mention_repo(tmp_path_factory: pytest.TempPathFactory) -> Repo:
     return repo
 
 
-def cli(*args: str, token: str | None = "tok-bot", env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str,
+    token: str | None = "tok-bot",
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -m prreport`` with a clean, Actions-free environment."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "PRREPORT_", "RUNNER_"))}
+    full = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GITHUB_", "GH_", "PRREPORT_", "RUNNER_"))
+    }
     if token:
         full["GITHUB_TOKEN"] = token
     full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "prreport", *args], capture_output=True, text=True, env=full, cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "prreport", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=cwd,
+        timeout=300,
+    )
 
 
-def comment(server: GitHubServer, repo: Repo, out: Path, *extra: str, token: str | None = "tok-bot", env: dict[str, str] | None = None):
-    return cli("comment", str(PR), "--repo", str(repo.path), "--github", FULL, "--github-api-url", server.url,
-               "--out", str(out), *extra, token=token, env=env)
+def comment(
+    server: GitHubServer,
+    repo: Repo,
+    out: Path,
+    *extra: str,
+    token: str | None = "tok-bot",
+    env: dict[str, str] | None = None,
+):
+    return cli(
+        "comment",
+        str(PR),
+        "--repo",
+        str(repo.path),
+        "--github",
+        FULL,
+        "--github-api-url",
+        server.url,
+        "--out",
+        str(out),
+        *extra,
+        token=token,
+        env=env,
+    )
 
 
 def ours(server: GitHubServer, login: str = BOT) -> list[dict]:
@@ -213,10 +264,16 @@ def test_duplicate_comments_from_a_race_are_reduced_to_one(server, mention_repo,
     dry = comment(server, mention_repo, tmp_path / "o", "--dry-run")
     stale = "<!-- prreport:report sha256=" + "0" * 64 + " -->\nold report\n"
     comments = server.state.repo(FULL)["issue_comments"][str(PR)]
-    comments += [{"id": 501, "author": BOT, "body": stale}, {"id": 502, "author": BOT, "body": dry.stdout}]
+    comments += [
+        {"id": 501, "author": BOT, "body": stale},
+        {"id": 502, "author": BOT, "body": dry.stdout},
+    ]
     res = comment(server, mention_repo, tmp_path / "o")
     assert res.returncode == 0, res.stderr
-    assert writes(server) == [f"DELETE /repos/{FULL}/issues/comments/502", f"PATCH /repos/{FULL}/issues/comments/501"]
+    assert writes(server) == [
+        f"DELETE /repos/{FULL}/issues/comments/502",
+        f"PATCH /repos/{FULL}/issues/comments/501",
+    ]
     assert [c["id"] for c in ours(server)] == [501]
 
 
@@ -242,29 +299,58 @@ def test_mentions_quoted_from_the_pr_body_are_not_live(server, mention_repo, tmp
 
 
 def test_oversized_report_is_posted_truncated_with_pointer_and_no_open_fence(server, tmp_path):
-    sections = "".join(f"## Part {i}\n\n" + "A finding line with some words.\n" * 300 for i in range(4))
-    snippet = "## Key source snippets\n\n```python\n" + "value = compute(1)  # padding\n" * 3000 + "```\n"
+    sections = "".join(
+        f"## Part {i}\n\n" + "A finding line with some words.\n" * 300 for i in range(4)
+    )
+    snippet = (
+        "## Key source snippets\n\n```python\n" + "value = compute(1)  # padding\n" * 3000 + "```\n"
+    )
     big = tmp_path / "big.md"
-    big.write_text("# Report\n\nsummary\n\n" + sections + snippet + "## Risks\n\nnone\n", encoding="utf-8")
+    big.write_text(
+        "# Report\n\nsummary\n\n" + sections + snippet + "## Risks\n\nnone\n", encoding="utf-8"
+    )
     assert len(big.read_text(encoding="utf-8")) > BODY_LIMIT
-    res = cli("comment", str(PR), "--from-file", str(big), "--github", FULL, "--github-api-url", server.url,
-              "--artifact", "prreport-report", "--report-url", "https://github.com/o/r/actions/runs/1")
+    res = cli(
+        "comment",
+        str(PR),
+        "--from-file",
+        str(big),
+        "--github",
+        FULL,
+        "--github-api-url",
+        server.url,
+        "--artifact",
+        "prreport-report",
+        "--report-url",
+        "https://github.com/o/r/actions/runs/1",
+    )
     assert res.returncode == 0, res.stderr
     (mine,) = ours(server)
     body = mine["body"]
     assert publish.utf16_len(body) <= BODY_LIMIT
     last = body.rstrip("\n").split("\n")[-1]
-    assert "cut" in last and "prreport-report" in last and "actions/runs/1" in last and "Risks" in last
+    assert (
+        "cut" in last and "prreport-report" in last and "actions/runs/1" in last and "Risks" in last
+    )
     tokens = MarkdownIt("commonmark").parse(body)
-    assert tokens[-1].type == "blockquote_close"  # the pointer line is not swallowed by a code block
+    assert (
+        tokens[-1].type == "blockquote_close"
+    )  # the pointer line is not swallowed by a code block
     assert "## Part 3" in body  # whole sections before the cut are kept
 
 
 def test_job_summary_gets_the_report_appended(server, mention_repo, tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("# earlier step\n", encoding="utf-8")
-    res = comment(server, mention_repo, tmp_path / "o", "--no-post", "--format", "md",
-                  env={"GITHUB_STEP_SUMMARY": str(summary)})
+    res = comment(
+        server,
+        mention_repo,
+        tmp_path / "o",
+        "--no-post",
+        "--format",
+        "md",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+    )
     assert res.returncode == 0, res.stderr
     text = summary.read_text(encoding="utf-8")
     report = next((tmp_path / "o").glob("*.md")).read_text(encoding="utf-8")
@@ -280,11 +366,16 @@ def test_fail_on_exits_1_when_a_listed_kind_is_present(server, mention_repo, tmp
     kinds = sorted({f["kind"] for f in data["findings"]})
     assert kinds, "the fixture PR should produce findings"
     present = kinds[0]
-    res = comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", f"cycle.risk,{present}")
+    res = comment(
+        server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", f"cycle.risk,{present}"
+    )
     assert res.returncode == 1, res.stderr
     assert present in res.stderr
     family = present.split(".")[0] + ".*"
-    assert comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", family).returncode == 1
+    assert (
+        comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", family).returncode
+        == 1
+    )
     res = comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", "no.such-kind")
     assert res.returncode == 0, res.stderr
     res = comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", "Bad Kind")
@@ -293,7 +384,9 @@ def test_fail_on_exits_1_when_a_listed_kind_is_present(server, mention_repo, tmp
 
 def test_fail_on_still_posts_the_comment_first(server, mention_repo, tmp_path):
     data_run = comment(server, mention_repo, tmp_path / "o", "--no-post", "--format", "json")
-    kinds = {f["kind"] for f in json.loads(next((tmp_path / "o").glob("*.json")).read_text())["findings"]}
+    kinds = {
+        f["kind"] for f in json.loads(next((tmp_path / "o").glob("*.json")).read_text())["findings"]
+    }
     res = comment(server, mention_repo, tmp_path / "o", "--fail-on", sorted(kinds)[0])
     assert data_run.returncode == 0 and res.returncode == 1
     assert len(ours(server)) == 1
@@ -301,10 +394,24 @@ def test_fail_on_still_posts_the_comment_first(server, mention_repo, tmp_path):
 
 def test_actions_context_needs_no_arguments(server, mention_repo, tmp_path):
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"action": "synchronize", "number": PR, "pull_request": {"number": PR, "head": {"sha": "x"}}}))
+    event.write_text(
+        json.dumps(
+            {
+                "action": "synchronize",
+                "number": PR,
+                "pull_request": {"number": PR, "head": {"sha": "x"}},
+            }
+        )
+    )
     outputs = tmp_path / "gh-output"
-    env = {"GITHUB_REPOSITORY": FULL, "GITHUB_API_URL": server.url, "GITHUB_EVENT_PATH": str(event),
-           "GITHUB_OUTPUT": str(outputs), "GITHUB_RUN_ID": "77", "GITHUB_SERVER_URL": "https://github.com"}
+    env = {
+        "GITHUB_REPOSITORY": FULL,
+        "GITHUB_API_URL": server.url,
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_OUTPUT": str(outputs),
+        "GITHUB_RUN_ID": "77",
+        "GITHUB_SERVER_URL": "https://github.com",
+    }
     res = cli("comment", "--repo", str(mention_repo.path), "--out", str(tmp_path / "o"), env=env)
     assert res.returncode == 0, res.stderr
     assert len(ours(server)) == 1
@@ -317,12 +424,24 @@ def test_workflow_run_posts_only_onto_the_pr_whose_head_it_rendered(server, tmp_
     report.write_text("# Report\n\nall good\n", encoding="utf-8")
     head = server.state.repo(FULL)["pulls"][str(PR)]["head_sha"]
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"workflow_run": {"head_sha": "0" * 40, "pull_requests": [], "html_url": "https://github.com/x/y/actions/runs/5"}}))
+    event.write_text(
+        json.dumps(
+            {
+                "workflow_run": {
+                    "head_sha": "0" * 40,
+                    "pull_requests": [],
+                    "html_url": "https://github.com/x/y/actions/runs/5",
+                }
+            }
+        )
+    )
     env = {"GITHUB_REPOSITORY": FULL, "GITHUB_API_URL": server.url, "GITHUB_EVENT_PATH": str(event)}
     res = cli("comment", str(PR), "--from-file", str(report), env=env)
     assert res.returncode == 2 and "not 000000000000" in res.stderr
     assert writes(server) == []
-    event.write_text(json.dumps({"workflow_run": {"head_sha": head, "pull_requests": [{"number": PR}]}}))
+    event.write_text(
+        json.dumps({"workflow_run": {"head_sha": head, "pull_requests": [{"number": PR}]}})
+    )
     res = cli("comment", "--from-file", str(report), env=env)
     assert res.returncode == 0, res.stderr
     assert len(ours(server)) == 1
@@ -338,20 +457,30 @@ def test_dry_run_prints_the_comment_and_sends_nothing(server, mention_repo, tmp_
 
 def test_errors_are_one_line(server, mention_repo, tmp_path):
     res = comment(server, mention_repo, tmp_path / "o", token=None)
-    assert res.returncode == 2 and res.stderr.strip().splitlines()[-1].startswith("error: no GitHub token")
-    res = cli("comment", "999", "--from-file", __file__, "--github", FULL, "--github-api-url", server.url)
+    assert res.returncode == 2 and res.stderr.strip().splitlines()[-1].startswith(
+        "error: no GitHub token"
+    )
+    res = cli(
+        "comment", "999", "--from-file", __file__, "--github", FULL, "--github-api-url", server.url
+    )
     assert res.returncode == 2 and "sgl-project/sglang#999 not found" in res.stderr
     assert "Traceback" not in res.stderr
 
 
-def test_in_actions_with_the_github_source_no_argument_is_needed_and_reruns_are_silent(server, tmp_path):
+def test_in_actions_with_the_github_source_no_argument_is_needed_and_reruns_are_silent(
+    server, tmp_path
+):
     """The whole Action path: PR from the API, repository/API/PR number from the environment."""
     server.state.repo(FULL)["pulls"][str(PR)]["body"] = PR_BODY
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"number": PR, "pull_request": {"number": PR}}))
     summary = tmp_path / "summary.md"
-    env = {"GITHUB_REPOSITORY": FULL, "GITHUB_API_URL": server.url, "GITHUB_EVENT_PATH": str(event),
-           "GITHUB_STEP_SUMMARY": str(summary)}
+    env = {
+        "GITHUB_REPOSITORY": FULL,
+        "GITHUB_API_URL": server.url,
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_STEP_SUMMARY": str(summary),
+    }
     res = cli("comment", env=env, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     (mine,) = ours(server)

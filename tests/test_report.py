@@ -441,7 +441,8 @@ def test_summary_is_built_from_findings_in_each_language(hand_model):
     assert summary["recommended_action"].startswith("Review these 2 spots")
     zh = render_markdown(hand_model, "zh")
     assert (
-        "**一句话**：将 handle_staging_rsp、handle_watermark_msg 的导入提升至模块顶层（2 个文件）" in zh
+        "**一句话**：将 handle_staging_rsp、handle_watermark_msg 的导入提升至模块顶层（2 个文件）"
+        in zh
     )
     assert "**推荐动作**：建议重点审阅以下 2 处" in zh
 
@@ -776,12 +777,18 @@ def test_mixed_refactor_report_describes_every_refactor(mixed):
     assert "Extracts the function `_write_json` (line 4) from `save_a` and `save_b`" in md
     assert "the sites now call it (lines 11, 16)" in md
     assert "`save_a` and `save_b` change only by this refactor" in md
-    assert "Merges equal branches in `route`" in md and "3 → 2 branches, proven by enumerating the values" in md
+    assert (
+        "Merges equal branches in `route`" in md
+        and "3 → 2 branches, proven by enumerating the values" in md
+    )
     assert "removes the unreferenced function `legacy_route` (was lines 10–11)" in md
     assert "Renames `old_name` to `new_name` (byte-identical; every caller uses the new name)" in md
     assert "renames old_name → new_name" in md and "no behaviour change (pure refactor)" in md
     # The new helper is shown with its real line numbers; functions accounted for are not "changed".
-    assert "### `pkg/io.py` lines 4–7\n\nThe new function _write_json (lines 4–7), extracted from save_a and save_b" in md
+    assert (
+        "### `pkg/io.py` lines 4–7\n\nThe new function _write_json (lines 4–7), extracted from save_a and save_b"
+        in md
+    )
     assert "def _write_json(path, data):" in md
     assert "whose behaviour differs" not in md and "behaviour differs" not in md
     zh = render_markdown(mixed, "zh")
@@ -804,7 +811,9 @@ def test_refactor_that_is_not_equivalent_is_a_high_risk(tmp_path):
     repo = Repo(tmp_path / "repo")
     repo.commit("init", _MIXED_BASE)
     pr = dict(_MIXED_PR)
-    pr["pkg/io.py"] = pr["pkg/io.py"].replace("_write_json(target, payload)", "_write_json(payload, target)")
+    pr["pkg/io.py"] = pr["pkg/io.py"].replace(
+        "_write_json(target, payload)", "_write_json(payload, target)"
+    )
     repo.commit("refactor(pkg): extract (#8)", {"pkg/io.py": pr["pkg/io.py"]})
     cfg = Config()
     src = GitSource("8", GitConfig(repo=str(repo.path)))
@@ -814,7 +823,10 @@ def test_refactor_that_is_not_equivalent_is_a_high_risk(tmp_path):
         src.close()
     assert model.summary.verdict == "refactor-with-behavior-change"
     md = render_markdown(model, "en")
-    assert "**Refactor that is not equivalent** (high): `code.extracted` `_write_json` (`pkg/io.py:4`): `save_b` did something else before" in md
+    assert (
+        "**Refactor that is not equivalent** (high): `code.extracted` `_write_json` (`pkg/io.py:4`): `save_b` did something else before"
+        in md
+    )
     assert "but it is not equivalent: `save_b` did something else" in md
     assert "**重构前后并不等价**" in render_markdown(model, "zh")
 
@@ -827,11 +839,20 @@ def test_refactor_that_is_not_equivalent_is_a_high_risk(tmp_path):
         ("feat(pkg): new limits (#9)", "Raise the default limit.", False),
     ],
 )
-def test_behaviour_change_is_a_broken_promise_only_when_the_pr_claims_a_refactor(tmp_path, title, body, expected):
+def test_behaviour_change_is_a_broken_promise_only_when_the_pr_claims_a_refactor(
+    tmp_path, title, body, expected
+):
     from tests.gitrepo import Repo
 
     repo = Repo(tmp_path / "repo")
-    repo.commit("init", {"pkg/__init__.py": "", "pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef limit():\n    return 10\n", "pkg/b.py": "from pkg.a import old_name\n\nprint(old_name(1))\n"})
+    repo.commit(
+        "init",
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "def old_name(x):\n    return x + 1\n\n\ndef limit():\n    return 10\n",
+            "pkg/b.py": "from pkg.a import old_name\n\nprint(old_name(1))\n",
+        },
+    )
     repo.commit(
         f"{title}\n\n{body}",
         {

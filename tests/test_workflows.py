@@ -37,10 +37,22 @@ def _zizmor() -> str:
 @pytest.mark.slow
 def test_zizmor_finds_no_high_severity_issue():
     res = subprocess.run(
-        [_zizmor(), "--offline", "--format", "json", str(ACTION), str(ROOT / ".github" / "workflows")],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        [
+            _zizmor(),
+            "--offline",
+            "--format",
+            "json",
+            str(ACTION),
+            str(ROOT / ".github" / "workflows"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
-    assert res.returncode in (0, 10, 11, 12, 13, 14), res.stderr  # 1x: findings of the highest severity x
+    assert res.returncode in (0, 10, 11, 12, 13, 14), (
+        res.stderr
+    )  # 1x: findings of the highest severity x
     findings = json.loads(res.stdout)
     high = [
         f"{f['ident']} at {f['locations'][0]['symbolic']['key']}"
@@ -55,10 +67,14 @@ def test_zizmor_finds_no_high_severity_issue():
 def test_the_only_suppression_is_the_workflow_run_trigger_of_the_posting_job():
     """``workflow_run`` is flagged as dangerous by design; it is safe here only because of the checks below."""
     ignores = {
-        p.relative_to(ROOT).as_posix(): re.findall(r"zizmor:\s*ignore\[([^\]]+)\]", p.read_text(encoding="utf-8"))
+        p.relative_to(ROOT).as_posix(): re.findall(
+            r"zizmor:\s*ignore\[([^\]]+)\]", p.read_text(encoding="utf-8")
+        )
         for p in (ACTION, RENDER, POST)
     }
-    assert {k: v for k, v in ignores.items() if v} == {".github/workflows/prreport-comment.yml": ["dangerous-triggers"]}
+    assert {k: v for k, v in ignores.items() if v} == {
+        ".github/workflows/prreport-comment.yml": ["dangerous-triggers"]
+    }
 
 
 def test_render_job_is_unprivileged_and_uses_no_secrets():
@@ -69,7 +85,9 @@ def test_render_job_is_unprivileged_and_uses_no_secrets():
     text = RENDER.read_text(encoding="utf-8")
     assert "secrets." not in text
     (job,) = wf["jobs"].values()
-    assert "permissions" not in job or all(v in ("read", "none") for v in job["permissions"].values())
+    assert "permissions" not in job or all(
+        v in ("read", "none") for v in job["permissions"].values()
+    )
     steps = job["steps"]
     checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["persist-credentials"] is False
@@ -99,13 +117,17 @@ def test_posting_job_never_checks_out_pr_code_and_holds_only_what_it_needs():
     assert post["with"]["head-sha"] == "${{ github.event.workflow_run.head_sha }}"
     assert post["with"]["from-file"].startswith("${{ steps.")
     for step in steps:
-        assert "${{" not in step.get("run", ""), f"expression expanded inside a script: {step.get('name')}"
+        assert "${{" not in step.get("run", ""), (
+            f"expression expanded inside a script: {step.get('name')}"
+        )
 
 
 def test_action_installs_from_its_own_path_and_exposes_the_report():
     action = _load(ACTION)
     assert action["runs"]["using"] == "composite"
-    assert {"token", "lang", "formats", "fail-on", "comment", "artifact-name"} <= set(action["inputs"])
+    assert {"token", "lang", "formats", "fail-on", "comment", "artifact-name"} <= set(
+        action["inputs"]
+    )
     assert {"markdown", "json", "html", "comment-url"} <= set(action["outputs"])
     steps = action["runs"]["steps"]
     install = next(s for s in steps if "pip" in s.get("run", ""))
@@ -119,4 +141,6 @@ def test_action_installs_from_its_own_path_and_exposes_the_report():
     for s in steps:
         uses = s.get("uses", "")
         if uses and not uses.startswith("./"):
-            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), f"not pinned to a commit: {uses}"
+            assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", uses), (
+                f"not pinned to a commit: {uses}"
+            )

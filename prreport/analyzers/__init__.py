@@ -79,7 +79,9 @@ class SourceFiles:
         return [
             f
             for f in self.bundle.files
-            if f.path.endswith(".py") and not f.binary and (f.before is not None or f.after is not None)
+            if f.path.endswith(".py")
+            and not f.binary
+            and (f.before is not None or f.after is not None)
         ]
 
     def text(self, path: str, side: str) -> str | None:
@@ -144,7 +146,9 @@ def collect_requests(
         try:
             req = req | a.requests(bundle, sources)
         except Exception as exc:  # an analyzer bug must not abort the run
-            diags.append(Diagnostic(a.name, "", f"could not plan context: {type(exc).__name__}: {exc}"))
+            diags.append(
+                Diagnostic(a.name, "", f"could not plan context: {type(exc).__name__}: {exc}")
+            )
     return req, diags
 
 
@@ -164,7 +168,12 @@ def run_analyzers(
         except Exception as exc:  # turn an analyzer crash into a diagnostic, keep the others
             detail = traceback.format_exc(limit=3) if debug else ""
             diags.append(
-                Diagnostic(a.name, "", f"analyzer failed: {type(exc).__name__}: {exc}" + (f"\n{detail}" if detail else ""))
+                Diagnostic(
+                    a.name,
+                    "",
+                    f"analyzer failed: {type(exc).__name__}: {exc}"
+                    + (f"\n{detail}" if detail else ""),
+                )
             )
     diags.extend(sources.parse_errors.values())
     findings.sort(key=Finding.sort_key)

@@ -76,7 +76,9 @@ _EXACT: frozenset[type] = frozenset({str, int, bool, bytes, type(None)})
 
 
 def same_tree(
-    a: ast.AST | Sequence[ast.AST], b: ast.AST | Sequence[ast.AST], drop: tuple[type[ast.stmt], ...] = ()
+    a: ast.AST | Sequence[ast.AST],
+    b: ast.AST | Sequence[ast.AST],
+    drop: tuple[type[ast.stmt], ...] = (),
 ) -> bool:
     """``dump(a) == dump(b)`` without building either dump: the two trees walked in lockstep.
 
@@ -155,7 +157,12 @@ def renamed_dump(nodes: Sequence[ast.AST], extra_locals: Iterable[str] = ()) -> 
 def strip_docstring(body: Sequence[ast.stmt]) -> list[ast.stmt]:
     """A body without its leading docstring."""
     body = list(body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return body[1:]
     return body
 
@@ -173,7 +180,13 @@ def segment(lines: Sequence[str], start: int, end: int) -> str:
 
 def _function_key(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
     """Body dumps of a function without its name (arguments, decorators, returns and body)."""
-    sig = dump(fn.args) + "|" + dump(fn.decorator_list) + "|" + (dump(fn.returns) if fn.returns else "")
+    sig = (
+        dump(fn.args)
+        + "|"
+        + dump(fn.decorator_list)
+        + "|"
+        + (dump(fn.returns) if fn.returns else "")
+    )
     body = strip_docstring(fn.body) or fn.body
     return sig + "\n" + dump(body), renamed_dump([fn.args, *body])
 
@@ -185,10 +198,14 @@ def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Def
     lines = text.splitlines(keepends=True)
     out: dict[str, Definition] = {}
 
-    def add(node: ast.AST, qual: str, name: str, kind: str, parent: str, bases: tuple[str, ...] = ()) -> None:
+    def add(
+        node: ast.AST, qual: str, name: str, kind: str, parent: str, bases: tuple[str, ...] = ()
+    ) -> None:
         start = first_line(node)
         end = node.end_lineno or node.lineno  # type: ignore[attr-defined]
-        out.setdefault(qual, Definition(path, qual, name, kind, parent, start, end, node, bases, lines))
+        out.setdefault(
+            qual, Definition(path, qual, name, kind, parent, start, end, node, bases, lines)
+        )
 
     def walk(stmts: Sequence[ast.stmt], parent: str, in_class: bool, in_function: bool) -> None:
         prefix = f"{parent}." if parent else ""
@@ -255,7 +272,9 @@ def definition_changes(sources: SourceFiles) -> Change:
             before = file_index(sources, f.before_path, "before") if f.before is not None else {}
             after = file_index(sources, f.path, "after") if f.after is not None else {}
             # A function replaced by a same-named re-export import counts as removed.
-            removed.extend(d for q, d in before.items() if q not in after or after[q].kind != d.kind)
+            removed.extend(
+                d for q, d in before.items() if q not in after or after[q].kind != d.kind
+            )
             added.extend(d for q, d in after.items() if q not in before or before[q].kind != d.kind)
         key = lambda d: (d.path, d.start, d.qualname)  # noqa: E731
         return Change(tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of)
@@ -263,14 +282,18 @@ def definition_changes(sources: SourceFiles) -> Change:
     return sources.memo("", "", "definition-changes", build)
 
 
-def lines_with_blanks(text: str | None, start: int, end: int, changed: Iterable[int]) -> tuple[int, ...]:
+def lines_with_blanks(
+    text: str | None, start: int, end: int, changed: Iterable[int]
+) -> tuple[int, ...]:
     """Lines ``start..end`` that changed, plus changed blank/comment lines adjacent to the span."""
     changed = set(changed)
     lines = (text or "").splitlines()
     out = {n for n in range(start, end + 1) if n in changed}
 
     def blank(n: int) -> bool:
-        return 1 <= n <= len(lines) and (not lines[n - 1].strip() or lines[n - 1].lstrip().startswith("#"))
+        return 1 <= n <= len(lines) and (
+            not lines[n - 1].strip() or lines[n - 1].lstrip().startswith("#")
+        )
 
     n = start - 1
     while n in changed and blank(n):
@@ -300,7 +323,9 @@ def word_hits(text: str | None, name: str) -> list[int]:
     pat = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
     out = []
     for i, line in enumerate(text.splitlines(), 1):
-        code = line.split("#", 1)[0] if "#" in line and "'" not in line and '"' not in line else line
+        code = (
+            line.split("#", 1)[0] if "#" in line and "'" not in line and '"' not in line else line
+        )
         if line.lstrip().startswith("#"):
             continue
         if pat.search(code):
@@ -321,18 +346,36 @@ def _forwards_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call)
     """True when ``call`` passes the function's own parameters through unchanged."""
     a = fn.args
     params = [p.arg for p in (a.posonlyargs + a.args)][1:]  # drop self/cls
-    pos = [x.id if isinstance(x, ast.Name) else None for x in call.args if not isinstance(x, ast.Starred)]
-    star = [x.value.id for x in call.args if isinstance(x, ast.Starred) and isinstance(x.value, ast.Name)]
-    kw = {k.arg: (k.value.id if isinstance(k.value, ast.Name) else None) for k in call.keywords if k.arg}
+    pos = [
+        x.id if isinstance(x, ast.Name) else None
+        for x in call.args
+        if not isinstance(x, ast.Starred)
+    ]
+    star = [
+        x.value.id
+        for x in call.args
+        if isinstance(x, ast.Starred) and isinstance(x.value, ast.Name)
+    ]
+    kw = {
+        k.arg: (k.value.id if isinstance(k.value, ast.Name) else None)
+        for k in call.keywords
+        if k.arg
+    }
     dstar = [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)]
     passed = pos + [v for v in kw.values()]
     if any(p is None for p in passed) or any(k != v for k, v in kw.items()):
         return False
-    if pos != params[: len(pos)] or set(params[len(pos) :]) - set(kw) or set(kw) - set(params) - {p.arg for p in a.kwonlyargs}:
+    if (
+        pos != params[: len(pos)]
+        or set(params[len(pos) :]) - set(kw)
+        or set(kw) - set(params) - {p.arg for p in a.kwonlyargs}
+    ):
         return False
     if {p.arg for p in a.kwonlyargs} - set(kw):
         return False
-    return star == ([a.vararg.arg] if a.vararg else []) and dstar == ([a.kwarg.arg] if a.kwarg else [])
+    return star == ([a.vararg.arg] if a.vararg else []) and dstar == (
+        [a.kwarg.arg] if a.kwarg else []
+    )
 
 
 def placeholder_kind(fn: ast.AST) -> str | None:
@@ -347,7 +390,11 @@ def placeholder_kind(fn: ast.AST) -> str | None:
     st = body[0]
     if isinstance(st, ast.Pass):
         return "pass"
-    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and st.value.value is Ellipsis:
+    if (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Constant)
+        and st.value.value is Ellipsis
+    ):
         return "ellipsis"
     if isinstance(st, ast.Raise) and st.exc is not None:
         exc = st.exc.func if isinstance(st.exc, ast.Call) else st.exc
@@ -370,9 +417,15 @@ def placeholder_kind(fn: ast.AST) -> str | None:
     return None
 
 
-def pass_line(sources: SourceFiles, f: FileChange, cls: Definition) -> tuple[tuple[str, str, int], ...]:
+def pass_line(
+    sources: SourceFiles, f: FileChange, cls: Definition
+) -> tuple[tuple[str, str, int], ...]:
     """The added ``pass`` of a class whose only member the PR removed (explained with it)."""
     body = getattr(cls.node, "body", [])
-    if len(body) == 1 and isinstance(body[0], ast.Pass) and body[0].lineno in sources.changed(f).added:
+    if (
+        len(body) == 1
+        and isinstance(body[0], ast.Pass)
+        and body[0].lineno in sources.changed(f).added
+    ):
         return ((f.path, "+", body[0].lineno),)
     return ()

@@ -45,7 +45,9 @@ def _bindings(stmt: ast.Import | ast.ImportFrom, top: bool) -> Iterator[ImportBi
             yield ImportBinding(a.name, 0, "", a.asname or "", bound, line, stmt.lineno, top)
         else:
             bound = a.asname or a.name
-            yield ImportBinding(stmt.module or "", stmt.level, a.name, a.asname or "", bound, line, stmt.lineno, top)
+            yield ImportBinding(
+                stmt.module or "", stmt.level, a.name, a.asname or "", bound, line, stmt.lineno, top
+            )
 
 
 # try/except and (3.11+) try/except*: the same fields.
@@ -118,17 +120,25 @@ class ModuleIndex:
         for name in sorted(wanted):
             # Namespace packages and single-file modules named in the configuration: the
             # shallowest directory holding them is their root.
-            hits = [p for p in paths if f"/{name}/" in f"/{p}" or posixpath.basename(p) == f"{name}.py"]
+            hits = [
+                p for p in paths if f"/{name}/" in f"/{p}" or posixpath.basename(p) == f"{name}.py"
+            ]
             best: str | None = None
             for p in hits:
                 parts = p.split("/")
                 idx = parts.index(name) if name in parts else len(parts) - 1
                 root = "/".join(parts[:idx])
-                if best is None or root.count("/") < best.count("/") or (root.count("/") == best.count("/") and root < best):
+                if (
+                    best is None
+                    or root.count("/") < best.count("/")
+                    or (root.count("/") == best.count("/") and root < best)
+                ):
                     best = root
             if best is not None:
                 roots.setdefault(best, set()).add(name)
-        self.top_level: frozenset[str] = frozenset(n for names in roots.values() for n in names) | wanted
+        self.top_level: frozenset[str] = (
+            frozenset(n for names in roots.values() for n in names) | wanted
+        )
         self._path_of: dict[str, str] = {}
         self._module_of: dict[str, str] = {}
         for root, names in sorted(roots.items(), key=lambda kv: (kv[0].count("/"), kv[0])):

@@ -119,10 +119,25 @@ class ScopeIndex:
 
 
 # Statements without nested bodies: the walk never descends into them.
-_SIMPLE: frozenset[type[ast.stmt]] = frozenset({
-    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom,
-    ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal, ast.Assert,
-})
+_SIMPLE: frozenset[type[ast.stmt]] = frozenset(
+    {
+        ast.Expr,
+        ast.Assign,
+        ast.AugAssign,
+        ast.AnnAssign,
+        ast.Return,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Pass,
+        ast.Break,
+        ast.Continue,
+        ast.Raise,
+        ast.Delete,
+        ast.Global,
+        ast.Nonlocal,
+        ast.Assert,
+    }
+)
 # try/except and (3.11+) try/except*: the same fields.
 _TRY: tuple[type[ast.stmt], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
@@ -469,7 +484,9 @@ class _CallFinder(_Walker):
         self.names = names
         # Qualnames that are, enclose, or sit inside one of the ``within`` scopes get walked.
         self.roots = within if within is None or MODULE_SCOPE not in within else None
-        self.ancestors = {r[:i] for r in self.roots or () for i in range(len(r) + 1) if r[i : i + 1] in (".", "")}
+        self.ancestors = {
+            r[:i] for r in self.roots or () for i in range(len(r) + 1) if r[i : i + 1] in (".", "")
+        }
         self.sites: list[CallSite] = []
         # Lines mentioning a name at all: everything else is skipped without walking it.
         self.hits = _word_lines("\n".join(src.lines), names)
@@ -534,7 +551,9 @@ def call_sites(
     With ``within`` (scope qualnames), calls are only looked for in those scopes and the code
     nested in them (``<module>`` means everywhere), plus the headers of enclosing definitions.
     """
-    finder = _CallFinder(_Source(text), frozenset(names), None if within is None else frozenset(within))
+    finder = _CallFinder(
+        _Source(text), frozenset(names), None if within is None else frozenset(within)
+    )
     finder.walk(tree)
     return sorted(finder.sites, key=lambda c: (c.line, c.col))
 

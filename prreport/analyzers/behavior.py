@@ -88,7 +88,11 @@ class _DropImports(ast.NodeTransformer):
         for name in _BLOCK_FIELDS:
             block = getattr(node, name, None)
             if isinstance(block, list):
-                setattr(node, name, [s for s in block if not isinstance(s, (ast.Import, ast.ImportFrom))])
+                setattr(
+                    node,
+                    name,
+                    [s for s in block if not isinstance(s, (ast.Import, ast.ImportFrom))],
+                )
         return super().generic_visit(node)
 
 
@@ -119,7 +123,9 @@ def residual(before: ast.AST, after: ast.AST) -> list[str]:
 
 
 def _blank_or(lines: list[str], wanted: set[int], candidates: Iterable[int]) -> list[int]:
-    return sorted(n for n in candidates if n in wanted or (1 <= n <= len(lines) and not lines[n - 1].strip()))
+    return sorted(
+        n for n in candidates if n in wanted or (1 <= n <= len(lines) and not lines[n - 1].strip())
+    )
 
 
 @register
@@ -145,7 +151,9 @@ class BehaviorAnalyzer(Analyzer):
             findings.extend(self._file(f, sources, before, after))
         return sorted(findings, key=Finding.sort_key)
 
-    def _file(self, f: FileChange, sources: SourceFiles, before: ast.Module, after: ast.Module) -> list[Finding]:
+    def _file(
+        self, f: FileChange, sources: SourceFiles, before: ast.Module, after: ast.Module
+    ) -> list[Finding]:
         changed = sources.changed(f)
         removed, added = sorted(changed.removed), sorted(changed.added)
         if not removed and not added:
@@ -163,7 +171,9 @@ class BehaviorAnalyzer(Analyzer):
         for key in sorted(common, key=lambda q: (-q.count("."), q)):
             a, b = old.functions[key], new.functions[key]
             qual = b.qualname
-            gone = removed[bisect.bisect_left(removed, a.start) : bisect.bisect_right(removed, a.end)]
+            gone = removed[
+                bisect.bisect_left(removed, a.start) : bisect.bisect_right(removed, a.end)
+            ]
             came = added[bisect.bisect_left(added, b.start) : bisect.bisect_right(added, b.end)]
             if not gone and not came:
                 continue
@@ -195,10 +205,20 @@ class BehaviorAnalyzer(Analyzer):
                 exp += [(f.path, "+", n) for n in _blank_or(new_lines, new_imports, came)]
                 details["imports_removed"] = _count(old, a) - _count(new, b)
                 out.append(
-                    Finding("behavior.unchanged", f.path, b.start, qual, f"{qual} is unchanged", details, tuple(sorted(exp)))
+                    Finding(
+                        "behavior.unchanged",
+                        f.path,
+                        b.start,
+                        qual,
+                        f"{qual} is unchanged",
+                        details,
+                        tuple(sorted(exp)),
+                    )
                 )
             else:
-                out.append(Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details))
+                out.append(
+                    Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details)
+                )
         return sorted(out, key=Finding.sort_key)
 
 

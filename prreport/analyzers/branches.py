@@ -54,7 +54,9 @@ def _chain(scope: str, stmts: list[ast.stmt], i: int) -> _Chain:
     return _Chain(scope, node, stmts, i, tuple(tests), tuple(bodies))
 
 
-def _chains(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | None = None) -> list[_Chain]:
+def _chains(
+    node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | None = None
+) -> list[_Chain]:
     """Every chain head in a tree (elif parts are not heads), with the enclosing qualname.
 
     ``keep(statement, qualname)`` prunes: a statement it rejects is not looked into at all.
@@ -64,7 +66,9 @@ def _chains(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | No
     return out
 
 
-def _collect(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | None, out: list[_Chain]) -> None:
+def _collect(
+    node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | None, out: list[_Chain]
+) -> None:
     is_def = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     for field in ("body", "orelse", "finalbody", "handlers"):
         stmts = getattr(node, field, None)
@@ -74,14 +78,23 @@ def _collect(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | N
             if isinstance(st, _SIMPLE):
                 continue  # no bodies, so no chains
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                inner = f"{scope}.<locals>.{st.name}" if is_def else (f"{scope}.{st.name}" if scope else st.name)
+                inner = (
+                    f"{scope}.<locals>.{st.name}"
+                    if is_def
+                    else (f"{scope}.{st.name}" if scope else st.name)
+                )
             elif isinstance(st, ast.ClassDef):
                 inner = f"{scope}.{st.name}" if scope else st.name
             else:
                 inner = scope
             if keep is not None and not keep(st, inner):
                 continue
-            if isinstance(st, ast.If) and isinstance(node, ast.If) and field == "orelse" and len(stmts) == 1:
+            if (
+                isinstance(st, ast.If)
+                and isinstance(node, ast.If)
+                and field == "orelse"
+                and len(stmts) == 1
+            ):
                 # an elif: part of the parent's chain, but its bodies may hold chains
                 _collect(st, scope, keep, out)
                 continue
@@ -93,8 +106,21 @@ def _collect(node: ast.AST, scope: str, keep: Callable[[ast.AST, str], bool] | N
 
 # Statements without bodies (the walk never looks into them).
 _SIMPLE = (
-    ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom,
-    ast.Pass, ast.Break, ast.Continue, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal, ast.Assert,
+    ast.Expr,
+    ast.Assign,
+    ast.AugAssign,
+    ast.AnnAssign,
+    ast.Return,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Raise,
+    ast.Delete,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Assert,
 )
 
 
@@ -111,7 +137,7 @@ def _touches(lines: list[int]) -> Callable[[ast.AST, str], bool]:
 
 def _within(scopes: set[str]) -> Callable[[ast.AST, str], bool]:
     """A ``keep`` predicate: definitions whose qualname is or encloses one of the scopes."""
-    prefixes = {s[: i] for s in scopes for i in range(len(s) + 1) if i == len(s) or s[i] == "."}
+    prefixes = {s[:i] for s in scopes for i in range(len(s) + 1) if i == len(s) or s[i] == "."}
 
     def keep(st: ast.AST, scope: str) -> bool:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -134,7 +160,9 @@ def _subject_and_constants(test: ast.expr, out: dict[str, list]) -> bool:
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
             left, right = right, left
-        if isinstance(left, (ast.Name, ast.Attribute)) and not any(isinstance(n, ast.Call) for n in ast.walk(left)):
+        if isinstance(left, (ast.Name, ast.Attribute)) and not any(
+            isinstance(n, ast.Call) for n in ast.walk(left)
+        ):
             consts = _constants(right)
             if consts is None:
                 return False
@@ -146,7 +174,9 @@ def _subject_and_constants(test: ast.expr, out: dict[str, list]) -> bool:
 def _constants(node: ast.expr) -> list | None:
     if isinstance(node, ast.Constant):
         return [node.value]
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant) for e in node.elts):
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and all(
+        isinstance(e, ast.Constant) for e in node.elts
+    ):
         return [e.value for e in node.elts]  # type: ignore[attr-defined]
     return None
 
@@ -188,7 +218,7 @@ def _enumerate(before: _Chain, after: _Chain) -> tuple[bool | None, str, list, o
     tests = [t for t in (*before.tests, *after.tests) if t is not None]
     if not all(_subject_and_constants(t, subjects) for t in tests) or len(subjects) != 1:
         return None, "", [], None
-    (subject, consts), = subjects.items()
+    ((subject, consts),) = subjects.items()
     values: list = []
     for c in consts:
         if not any(c == v and type(c) is type(v) for v in values):
@@ -211,7 +241,11 @@ def _structural(before: _Chain, after: _Chain) -> bool:
     for test, body in zip(after.tests, after.bodies, strict=True):
         parts = _flat_or(test) if test is not None else []
         if test is None:
-            if i != len(before.tests) - 1 or before.tests[i] is not None or not same_tree(before.bodies[i], body):
+            if (
+                i != len(before.tests) - 1
+                or before.tests[i] is not None
+                or not same_tree(before.bodies[i], body)
+            ):
                 return False
             i += 1
             continue
@@ -262,7 +296,9 @@ class BranchesAnalyzer(Analyzer):
             ]
             # The diff may keep an after chain as context (only the hoisted line is new).
             scopes = {c.scope for c in befores}
-            afters = [c for c in _chains(at, "", _within(scopes)) if c.scope in scopes] if scopes else []
+            afters = (
+                [c for c in _chains(at, "", _within(scopes)) if c.scope in scopes] if scopes else []
+            )
             used: set[int] = set()
             for b in befores:
                 for a in afters:
@@ -274,13 +310,21 @@ class BranchesAnalyzer(Analyzer):
                         yield found
                         break
 
-    def _match(self, f: FileChange, b: _Chain, a: _Chain, removed: set[int], added: set[int]) -> Finding | None:
-        details: dict = {"scope": b.scope or "<module>", "before_line": b.span[0], "after_line": a.span[0]}
+    def _match(
+        self, f: FileChange, b: _Chain, a: _Chain, removed: set[int], added: set[int]
+    ) -> Finding | None:
+        details: dict = {
+            "scope": b.scope or "<module>",
+            "before_line": b.span[0],
+            "after_line": a.span[0],
+        }
         extra_after: list[int] = []
         if len(a.tests) > len(b.tests):
             return None  # a chain that grew is neither a merge nor a hoist
         same_tests = all(_same(x, y) for x, y in zip(a.tests, b.tests, strict=False))
-        hoisted = self._hoisted(b, a) if same_tests and len(b.tests) - len(a.tests) in (0, 1) else None
+        hoisted = (
+            self._hoisted(b, a) if same_tests and len(b.tests) - len(a.tests) in (0, 1) else None
+        )
         if hoisted is not None:
             where, stmt, line = hoisted
             details["pattern"] = f"hoisted-{where}"
@@ -294,17 +338,33 @@ class BranchesAnalyzer(Analyzer):
                 tests = [t for t in b.tests if t is not None]
                 names = {n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name)}
                 writes = bound_names([stmt])
-                proven = not _has_call(tests) and not (writes & names) and not (
-                    _has_call([stmt]) and any(isinstance(n, (ast.Attribute, ast.Subscript)) for t in tests for n in ast.walk(t))
+                proven = (
+                    not _has_call(tests)
+                    and not (writes & names)
+                    and not (
+                        _has_call([stmt])
+                        and any(
+                            isinstance(n, (ast.Attribute, ast.Subscript))
+                            for t in tests
+                            for n in ast.walk(t)
+                        )
+                    )
                 )
-                details.update(proven=proven, method="tests-independent-of-statement" if proven else "none")
+                details.update(
+                    proven=proven, method="tests-independent-of-statement" if proven else "none"
+                )
         elif len(a.tests) < len(b.tests):
             details["pattern"] = "merged-branches"
             ok, _subject, values, _counter = _enumerate(b, a)
             if ok is False:
                 return None  # the merged condition sends some value to different code
             if ok:
-                details.update(proven=True, method="enumeration", subject=_subject_text(b, a), values=[repr(v) for v in values])
+                details.update(
+                    proven=True,
+                    method="enumeration",
+                    subject=_subject_text(b, a),
+                    values=[repr(v) for v in values],
+                )
             elif _structural(b, a):
                 details.update(proven=True, method="structural")
             elif {dump(x) for x in a.bodies} == {dump(x) for x in b.bodies}:
@@ -336,14 +396,24 @@ class BranchesAnalyzer(Analyzer):
         # Equal dumps need equal node types: compare types first, dump only candidates.
         prev = a.stmts[a.index - 1] if a.index > 0 else None
         after = a.stmts[a.index + 1] if a.index + 1 < len(a.stmts) else None
-        firsts = {dump(body[0]) for body in b.bodies} if prev is not None and all(type(body[0]) is type(prev) for body in b.bodies) else set()
-        lasts = {dump(body[-1]) for body in b.bodies} if after is not None and all(type(body[-1]) is type(after) for body in b.bodies) else set()
+        firsts = (
+            {dump(body[0]) for body in b.bodies}
+            if prev is not None and all(type(body[0]) is type(prev) for body in b.bodies)
+            else set()
+        )
+        lasts = (
+            {dump(body[-1]) for body in b.bodies}
+            if after is not None and all(type(body[-1]) is type(after) for body in b.bodies)
+            else set()
+        )
 
         def same(rest: list[list[ast.stmt]]) -> bool:
             # An else left empty by the hoist disappears from the after chain.
             if len(rest) == len(a.bodies) + 1 and b.has_else and not rest[-1]:
                 rest = rest[:-1]
-            return len(rest) == len(a.bodies) and all(same_tree(x, y) for x, y in zip(rest, a.bodies, strict=True))
+            return len(rest) == len(a.bodies) and all(
+                same_tree(x, y) for x, y in zip(rest, a.bodies, strict=True)
+            )
 
         if len(firsts) == 1 and prev is not None and dump(prev) in firsts:
             if same([x[1:] for x in b.bodies]):

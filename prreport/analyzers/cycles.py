@@ -44,9 +44,13 @@ class _Exploration:
     truncated: bool = False
 
 
-def _index(bundle: PullRequestBundle, sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
+def _index(
+    bundle: PullRequestBundle, sources: SourceFiles, first_party: tuple[str, ...]
+) -> ModuleIndex:
     paths = bundle.head_paths or tuple(f.path for f in bundle.files)
-    return sources.memo("", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party))
+    return sources.memo(
+        "", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party)
+    )
 
 
 def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex) -> list[_Hoist]:
@@ -82,12 +86,16 @@ def _all_keys(sources: SourceFiles, path: str) -> set[tuple[int, str, str, str]]
     if ix is None:
         return set()
     return {
-        (b.level, b.module[b.level :], b.name or "", b.alias or "") if b.is_from else (0, b.module, "", b.alias or "")
+        (b.level, b.module[b.level :], b.name or "", b.alias or "")
+        if b.is_from
+        else (0, b.module, "", b.alias or "")
         for b in ix.imports
     }
 
 
-def _load(bundle: PullRequestBundle, sources: SourceFiles, path: str) -> tuple[ast.Module | None, bool]:
+def _load(
+    bundle: PullRequestBundle, sources: SourceFiles, path: str
+) -> tuple[ast.Module | None, bool]:
     """(tree or None, fetched?) for a file at head: a changed file's after side or a context file."""
     f = bundle.file(path)
     if f is not None and f.after is not None:
@@ -98,7 +106,12 @@ def _load(bundle: PullRequestBundle, sources: SourceFiles, path: str) -> tuple[a
 
 
 def _explore(
-    bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex, importer: str, target: str, depth: int
+    bundle: PullRequestBundle,
+    sources: SourceFiles,
+    index: ModuleIndex,
+    importer: str,
+    target: str,
+    depth: int,
 ) -> _Exploration:
     ex = _Exploration()
     # The importer's own packages are initialised before it runs, so reaching them is no cycle.
@@ -200,7 +213,9 @@ class CycleAnalyzer(Analyzer):
 
     name = "cycles"
 
-    def _walks(self, bundle: PullRequestBundle, sources: SourceFiles) -> list[tuple[_Hoist, _Exploration]]:
+    def _walks(
+        self, bundle: PullRequestBundle, sources: SourceFiles
+    ) -> list[tuple[_Hoist, _Exploration]]:
         index = _index(bundle, sources, self.config.first_party)
         depth = max(1, self.config.cycle_depth)
 
@@ -216,7 +231,9 @@ class CycleAnalyzer(Analyzer):
 
         # planning and analysis of one bundle walk the same imports: walk once
         fp = ",".join(self.config.first_party)
-        walks: list[tuple[_Hoist, _Exploration]] = sources.memo("", "", f"cycle-walks:{fp}:{depth}", build)
+        walks: list[tuple[_Hoist, _Exploration]] = sources.memo(
+            "", "", f"cycle-walks:{fp}:{depth}", build
+        )
         return walks
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
@@ -247,21 +264,44 @@ class CycleAnalyzer(Analyzer):
                 "origin": "hoisted" if h.hoisted else "new",
                 "lines": [b.line for b in h.bindings],
                 "explored": sorted(ex.explored),
-                "unavailable": sorted(ex.unavailable | {index.module_of(p) or p for p in ex.missing}),
+                "unavailable": sorted(
+                    ex.unavailable | {index.module_of(p) or p for p in ex.missing}
+                ),
                 "complete": not (ex.truncated or ex.missing or ex.unavailable),
             }
             line = h.bindings[0].line
             if ex.chain:
                 findings.append(
-                    Finding("cycle.risk", h.file.path, line, h.target, f"{' -> '.join(ex.chain)}", details)
+                    Finding(
+                        "cycle.risk",
+                        h.file.path,
+                        line,
+                        h.target,
+                        f"{' -> '.join(ex.chain)}",
+                        details,
+                    )
                 )
             elif h.target not in ex.explored:
                 findings.append(
-                    Finding("cycle.unchecked", h.file.path, line, h.target, f"{h.target}: source unavailable", details)
+                    Finding(
+                        "cycle.unchecked",
+                        h.file.path,
+                        line,
+                        h.target,
+                        f"{h.target}: source unavailable",
+                        details,
+                    )
                 )
             else:
                 findings.append(
-                    Finding("cycle.safe", h.file.path, line, h.target, f"{h.target} does not import {h.importer}", details)
+                    Finding(
+                        "cycle.safe",
+                        h.file.path,
+                        line,
+                        h.target,
+                        f"{h.target} does not import {h.importer}",
+                        details,
+                    )
                 )
                 # A new dependency of a new file rests on nothing that held before; a hoist or a
                 # new import in an existing module rests on the target never importing back.

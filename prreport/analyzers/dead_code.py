@@ -28,7 +28,9 @@ _MAX_HIT_FILES = 40
 def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
     """Removed definitions that were not moved, renamed, extracted or dropped as overrides."""
     added_names = {d.name for d in change.added}
-    added_bodies = {d.renamed for d in change.added if d.kind in ("function", "method") and d.renamed}
+    added_bodies = {
+        d.renamed for d in change.added if d.kind in ("function", "method") and d.renamed
+    }
     removed_quals = {(d.path, d.qualname) for d in change.removed}
     # An import of a moved or renamed definition goes with it (symbols.py reports the callers).
     moved_names = {m.old.name for m in moves(change)}
@@ -39,7 +41,9 @@ def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
         parent = d.parent.removesuffix(".<locals>")
         if parent and any((d.path, q) in removed_quals for q in _prefixes(parent)):
             continue  # reported with its removed enclosing definition
-        if d.name in added_names or (d.kind in ("function", "method") and d.renamed in added_bodies):
+        if d.name in added_names or (
+            d.kind in ("function", "method") and d.renamed in added_bodies
+        ):
             continue  # moved, renamed or extracted: symbols.py / extracted.py
         if d.kind == "method" and placeholder_kind(d.node):
             cls = file_index(sources, d.path, "before").get(d.parent)
@@ -86,7 +90,11 @@ class DeadCodeAnalyzer(Analyzer):
                 continue
             lines = lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed)
             ex = explains(f.path, "-", lines)
-            cls = file_index(sources, f.path, "after").get(d.parent) if d.kind == "method" and f.after is not None else None
+            cls = (
+                file_index(sources, f.path, "after").get(d.parent)
+                if d.kind == "method" and f.after is not None
+                else None
+            )
             if cls is not None:
                 ex += pass_line(sources, f, cls)
             yield Finding(
@@ -116,13 +124,19 @@ class DeadCodeAnalyzer(Analyzer):
             hits, scope = list(bundle.references[name]), bundle.reference_scope
         else:
             # The source could not search: fall back to the after text of changed files.
-            hits = [f"{f.path}:{n}" for f in sources.python_files() for n in word_hits(f.after, name)]
+            hits = [
+                f"{f.path}:{n}" for f in sources.python_files() for n in word_hits(f.after, name)
+            ]
             scope = "changed-files"
         refs, ignored = [], []
         for hit in sorted(set(hits), key=_hit_key):
             path, _, line = hit.rpartition(":")
             text = sources.text(path, "head")
-            row = text.splitlines()[int(line) - 1] if text and line.isdigit() and int(line) <= len(text.splitlines()) else None
+            row = (
+                text.splitlines()[int(line) - 1]
+                if text and line.isdigit() and int(line) <= len(text.splitlines())
+                else None
+            )
             if row is not None and (row.lstrip().startswith("#") or _definition_line(row, name)):
                 ignored.append(hit)  # a comment, or another definition of the same name
             else:
@@ -133,4 +147,3 @@ class DeadCodeAnalyzer(Analyzer):
 def _hit_key(hit: str) -> tuple[str, int]:
     path, _, line = hit.rpartition(":")
     return path, int(line) if line.isdigit() else 0
-

@@ -31,8 +31,20 @@ class DiffStatAnalyzer(Analyzer):
                     {"old_path": f.old_path, "additions": f.additions, "deletions": f.deletions},
                 )
             if f.binary:
-                yield Finding("file.binary", f.path, None, "", f"{f.path} is binary; not analysed", {"status": f.status})
+                yield Finding(
+                    "file.binary",
+                    f.path,
+                    None,
+                    "",
+                    f"{f.path} is binary; not analysed",
+                    {"status": f.status},
+                )
             elif f.note:
                 yield Finding(
-                    "file.unreadable", f.path, None, "", f"{f.path}: {f.note}; not analysed", {"reason": f.note}
+                    "file.unreadable",
+                    f.path,
+                    None,
+                    "",
+                    f"{f.path}: {f.note}; not analysed",
+                    {"reason": f.note},
                 )

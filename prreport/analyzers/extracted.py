@@ -87,7 +87,9 @@ class _Site:
     holder_after: tuple[int, int] | None = None
 
 
-def _equality(a_text: str, b_text: str, a: Sequence[ast.AST], b: Sequence[ast.AST], keep: frozenset[str]) -> str | None:
+def _equality(
+    a_text: str, b_text: str, a: Sequence[ast.AST], b: Sequence[ast.AST], keep: frozenset[str]
+) -> str | None:
     if a_text == b_text:
         return "byte-identical"
     if _canon(a, keep) == _canon(b, keep):
@@ -103,7 +105,9 @@ def _calls(node: ast.AST, name: str) -> list[ast.Call]:
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
             f = n.func
-            if (isinstance(f, ast.Name) and f.id == name) or (isinstance(f, ast.Attribute) and f.attr == name):
+            if (isinstance(f, ast.Name) and f.id == name) or (
+                isinstance(f, ast.Attribute) and f.attr == name
+            ):
                 out.append(n)
     return out
 
@@ -159,29 +163,72 @@ class ExtractedAnalyzer(Analyzer):
                 while i + len(body) <= len(stmts):
                     window = stmts[i : i + len(body)]
                     # Cheap shape test first: statement types must line up.
-                    if [type(x) for x in window] != shape or isinstance(window[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    if [type(x) for x in window] != shape or isinstance(
+                        window[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                    ):
                         i += 1
                         continue
                     start, end = window[0].lineno, window[-1].end_lineno or window[-1].lineno
                     text = segment(before_lines, start, end)
-                    eq = _equality(text, body_text, window, body, keep | _globals(sources, f.before_path, "before"))
+                    eq = _equality(
+                        text,
+                        body_text,
+                        window,
+                        body,
+                        keep | _globals(sources, f.before_path, "before"),
+                    )
                     holder = after_defs.get(scope)
                     calls = _calls(holder.node, new.name) if holder is not None and scope else []
-                    if eq is None or not calls or holder is None or _still_there(holder.node, window):
+                    if (
+                        eq is None
+                        or not calls
+                        or holder is None
+                        or _still_there(holder.node, window)
+                    ):
                         i += 1
                         continue
                     call_lines = tuple(
-                        sorted({n for c in calls for n in range(c.lineno, (c.end_lineno or c.lineno) + 1) if n in added})
+                        sorted(
+                            {
+                                n
+                                for c in calls
+                                for n in range(c.lineno, (c.end_lineno or c.lineno) + 1)
+                                if n in added
+                            }
+                        )
                     )
                     res = tuple(residual(text, body_text)) if eq == "different" else ()
                     wrong = _misbound(new.node, body, window, calls)
                     if wrong and eq != "different":
-                        eq, res = "different", tuple(f"argument for {p!r} is {got!r}, the copy used {want!r}" for p, got, want in wrong)
+                        eq, res = (
+                            "different",
+                            tuple(
+                                f"argument for {p!r} is {got!r}, the copy used {want!r}"
+                                for p, got, want in wrong
+                            ),
+                        )
                     before_holder = file_index(sources, f.before_path, "before").get(scope)
                     hb = ha = None
-                    if before_holder is not None and _only_replaced(before_lines, before_holder, (start, end), f.after, holder, calls):
-                        hb, ha = (before_holder.start, before_holder.end), (holder.start, holder.end)
-                    sites.append(_Site(f.path, scope, start, end, eq, res, call_lines, holder_before=hb, holder_after=ha))
+                    if before_holder is not None and _only_replaced(
+                        before_lines, before_holder, (start, end), f.after, holder, calls
+                    ):
+                        hb, ha = (
+                            (before_holder.start, before_holder.end),
+                            (holder.start, holder.end),
+                        )
+                    sites.append(
+                        _Site(
+                            f.path,
+                            scope,
+                            start,
+                            end,
+                            eq,
+                            res,
+                            call_lines,
+                            holder_before=hb,
+                            holder_after=ha,
+                        )
+                    )
                     i += len(body)
         return sites
 
@@ -200,36 +247,73 @@ class ExtractedAnalyzer(Analyzer):
             eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
             if eq is None:
                 continue
-            cls = file_index(sources, f.path, "after").get(old.parent) if f.after is not None else None
+            cls = (
+                file_index(sources, f.path, "after").get(old.parent)
+                if f.after is not None
+                else None
+            )
             inherits = cls is not None and any(b.rsplit(".", 1)[-1] == home for b in cls.bases)
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
-            if cls is not None and before_cls is not None and inherits and _only_lost(before_cls, cls, old, home):
+            if (
+                cls is not None
+                and before_cls is not None
+                and inherits
+                and _only_lost(before_cls, cls, old, home)
+            ):
                 hb, ha = (before_cls.start, before_cls.end), (cls.start, cls.end)
             res = tuple(residual(old.text, new.text)) if eq == "different" else ()
-            sites.append(_Site(f.path, old.qualname, old.start, old.end, eq, res, (), old.parent, inherits, hb, ha))
+            sites.append(
+                _Site(
+                    f.path,
+                    old.qualname,
+                    old.start,
+                    old.end,
+                    eq,
+                    res,
+                    (),
+                    old.parent,
+                    inherits,
+                    hb,
+                    ha,
+                )
+            )
         return sites
 
     # -- the finding -----------------------------------------------------------------------
 
-    def _finding(self, sources: SourceFiles, change, new: Definition, f_new: FileChange, sites: list[_Site]) -> Finding:
+    def _finding(
+        self, sources: SourceFiles, change, new: Definition, f_new: FileChange, sites: list[_Site]
+    ) -> Finding:
         worst = max((s.equality for s in sites), key=_ORDER.__getitem__)
         mixin = bool(sites[0].cls)
         ex: list[tuple[str, str, int]] = []
         if worst != "different" and all(s.inherits is not False for s in sites):
             added_new = sources.changed(f_new).added
-            ex += explains(f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new))
+            ex += explains(
+                f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new)
+            )
             home = file_index(sources, f_new.path, "after").get(new.parent) if mixin else None
-            if home is not None and home in change.added and _only_members(home, {s.scope.rsplit(".", 1)[-1] for s in sites}):
-                ex += explains(f_new.path, "+", lines_with_blanks(f_new.after, home.start, home.end, added_new))
+            if (
+                home is not None
+                and home in change.added
+                and _only_members(home, {s.scope.rsplit(".", 1)[-1] for s in sites})
+            ):
+                ex += explains(
+                    f_new.path, "+", lines_with_blanks(f_new.after, home.start, home.end, added_new)
+                )
             for s in sites:
                 f = change.file_of[s.path]
                 cl = sources.changed(f)
                 ex += explains(f.path, "-", lines_with_blanks(f.before, s.start, s.end, cl.removed))
                 ex += explains(f.path, "+", s.call_lines)
                 if s.holder_before and s.holder_after:
-                    ex += explains(f.path, "-", lines_with_blanks(f.before, *s.holder_before, cl.removed))
-                    ex += explains(f.path, "+", lines_with_blanks(f.after, *s.holder_after, cl.added))
+                    ex += explains(
+                        f.path, "-", lines_with_blanks(f.before, *s.holder_before, cl.removed)
+                    )
+                    ex += explains(
+                        f.path, "+", lines_with_blanks(f.after, *s.holder_after, cl.added)
+                    )
                 if mixin:
                     ex += _import_lines(sources, f, new.parent.rsplit(".", 1)[-1])
         details = {
@@ -272,14 +356,20 @@ def _import_lines(sources: SourceFiles, f: FileChange, name: str) -> list[tuple[
     out = []
     for st in tree.body if tree else []:
         if isinstance(st, ast.ImportFrom) and [a.asname or a.name for a in st.names] == [name]:
-            out += [(f.path, "+", n) for n in range(st.lineno, (st.end_lineno or st.lineno) + 1) if n in added]
+            out += [
+                (f.path, "+", n)
+                for n in range(st.lineno, (st.end_lineno or st.lineno) + 1)
+                if n in added
+            ]
     return out
 
 
 def _only_members(home: Definition, names: set[str]) -> bool:
     """True when a new class holds nothing but the extracted methods (and a docstring)."""
     body = strip_docstring(home.node.body)  # type: ignore[attr-defined]
-    return all(isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names for st in body)
+    return all(
+        isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names for st in body
+    )
 
 
 def _only_lost(before: Definition, after: Definition, method: Definition, home: str) -> bool:
@@ -294,20 +384,36 @@ def _only_lost(before: Definition, after: Definition, method: Definition, home: 
 
 
 def _only_replaced(
-    before_lines: list[str], holder_before: Definition, window: tuple[int, int], after_text: str, holder_after: Definition, calls: Sequence[ast.AST]
+    before_lines: list[str],
+    holder_before: Definition,
+    window: tuple[int, int],
+    after_text: str,
+    holder_after: Definition,
+    calls: Sequence[ast.AST],
 ) -> bool:
     """True when the holder's only change is the copied run replaced by one statement calling the helper."""
     after_lines = after_text.splitlines(keepends=True)
     stmt = _statement_of(holder_after.node, calls[0]) if len(calls) == 1 else None
     if stmt is None:
         return False
+
     def stub(lines: list[str], start: int, end: int, span: tuple[int, int]) -> str:
         indent = lines[start - 1][: len(lines[start - 1]) - len(lines[start - 1].lstrip())]
-        text = lines[span[0] - 1 : start - 1] + [f"{indent}__extracted__()\n"] + lines[end : span[1]]
+        text = (
+            lines[span[0] - 1 : start - 1] + [f"{indent}__extracted__()\n"] + lines[end : span[1]]
+        )
         return textwrap.dedent("".join(text))
+
     try:
         a = ast.parse(stub(before_lines, *window, (holder_before.start, holder_before.end)))
-        b = ast.parse(stub(after_lines, stmt.lineno, stmt.end_lineno or stmt.lineno, (holder_after.start, holder_after.end)))
+        b = ast.parse(
+            stub(
+                after_lines,
+                stmt.lineno,
+                stmt.end_lineno or stmt.lineno,
+                (holder_after.start, holder_after.end),
+            )
+        )
     except SyntaxError:
         return False
     return dump(a) == dump(b)
@@ -318,7 +424,11 @@ def _statement_of(root: ast.AST, call: ast.AST) -> ast.stmt | None:
     best = None
     for n in ast.walk(root):
         if isinstance(n, ast.stmt) and n is not root and any(c is call for c in ast.walk(n)):
-            if best is None or n.lineno >= best.lineno and (n.end_lineno or 0) <= (best.end_lineno or 0):
+            if (
+                best is None
+                or n.lineno >= best.lineno
+                and (n.end_lineno or 0) <= (best.end_lineno or 0)
+            ):
                 best = n
     return best
 
@@ -334,22 +444,32 @@ def _still_there(holder: ast.AST, window: list[ast.stmt]) -> bool:
     return False
 
 
-def _misbound(helper: ast.AST, body: Sequence[ast.stmt], window: Sequence[ast.stmt], calls: Sequence[ast.AST]) -> list[tuple[str, str, str]]:
+def _misbound(
+    helper: ast.AST, body: Sequence[ast.stmt], window: Sequence[ast.stmt], calls: Sequence[ast.AST]
+) -> list[tuple[str, str, str]]:
     """(parameter, name passed, name the copy used) where a call binds a parameter to the wrong local."""
     used: dict[str, str] = {}
     for h, w in zip(
-        (n for s in body for n in ast.walk(s)), (n for s in window for n in ast.walk(s)), strict=False
+        (n for s in body for n in ast.walk(s)),
+        (n for s in window for n in ast.walk(s)),
+        strict=False,
     ):
         if isinstance(h, ast.Name) and isinstance(w, ast.Name):
             used.setdefault(h.id, w.id)
     args = helper.args  # type: ignore[attr-defined]
     params = [p.arg for p in args.posonlyargs + args.args]
-    if params and params[0] in ("self", "cls") and isinstance(getattr(calls[0], "func", None), ast.Attribute):
+    if (
+        params
+        and params[0] in ("self", "cls")
+        and isinstance(getattr(calls[0], "func", None), ast.Attribute)
+    ):
         params = params[1:]
     out = []
     call = calls[0]
     assert isinstance(call, ast.Call)
-    bound = list(zip(params, call.args, strict=False)) + [(k.arg, k.value) for k in call.keywords if k.arg]
+    bound = list(zip(params, call.args, strict=False)) + [
+        (k.arg, k.value) for k in call.keywords if k.arg
+    ]
     for p, value in bound:
         if isinstance(value, ast.Name) and p in used and used[p] != value.id:
             out.append((p, value.id, used[p]))

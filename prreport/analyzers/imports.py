@@ -284,7 +284,11 @@ class ImportMovesAnalyzer(Analyzer):
             changed = sources.changed(f)
             for m in mine:
                 ref = m.after or m.before
-                if m.kind in ("added", "removed") and ref is not None and ref.module == "__future__":
+                if (
+                    m.kind in ("added", "removed")
+                    and ref is not None
+                    and ref.module == "__future__"
+                ):
                     continue  # a compiler directive, not a dependency: left to the behaviour check
                 explains = set(_explains(m, f, sources, leaving, arriving, counts))
                 removed = set(changed.removed)

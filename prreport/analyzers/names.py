@@ -30,21 +30,79 @@ _BUILTINS = frozenset(dir(builtins)) | {
 # Nodes without names below them: contexts, operators, constants, and plain field values.
 _LEAVES = frozenset(
     {ast.Load, ast.Store, ast.Del, ast.Constant, ast.Pass, ast.Break, ast.Continue}
-    | {getattr(ast, n) for n in ("Add", "Sub", "Mult", "MatMult", "Div", "Mod", "Pow", "LShift", "RShift", "BitOr", "BitXor", "BitAnd", "FloorDiv")}
-    | {getattr(ast, n) for n in ("And", "Or", "Invert", "Not", "UAdd", "USub", "Eq", "NotEq", "Lt", "LtE", "Gt", "GtE", "Is", "IsNot", "In", "NotIn")}
+    | {
+        getattr(ast, n)
+        for n in (
+            "Add",
+            "Sub",
+            "Mult",
+            "MatMult",
+            "Div",
+            "Mod",
+            "Pow",
+            "LShift",
+            "RShift",
+            "BitOr",
+            "BitXor",
+            "BitAnd",
+            "FloorDiv",
+        )
+    }
+    | {
+        getattr(ast, n)
+        for n in (
+            "And",
+            "Or",
+            "Invert",
+            "Not",
+            "UAdd",
+            "USub",
+            "Eq",
+            "NotEq",
+            "Lt",
+            "LtE",
+            "Gt",
+            "GtE",
+            "Is",
+            "IsNot",
+            "In",
+            "NotIn",
+        )
+    }
     | {str, int, float, complex, bytes, bool, type(None), type(...)}
 )
 # Fields that only ever hold strings, numbers or leaf nodes: never worth a ``getattr``.
 _SCALAR_FIELDS = frozenset(
-    {"ctx", "op", "id", "attr", "name", "arg", "asname", "module", "level", "kind", "type_comment", "is_async", "conversion", "simple"}
+    {
+        "ctx",
+        "op",
+        "id",
+        "attr",
+        "name",
+        "arg",
+        "asname",
+        "module",
+        "level",
+        "kind",
+        "type_comment",
+        "is_async",
+        "conversion",
+        "simple",
+    }
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 # Node types whose only possible child is one node (never a list), by field name.
 _ONE_CHILD: dict[type, str] = {
     getattr(ast, t): f
     for t, f in (
-        ("Attribute", "value"), ("keyword", "value"), ("Expr", "value"), ("Return", "value"),
-        ("Starred", "value"), ("Await", "value"), ("UnaryOp", "operand"), ("Yield", "value"),
+        ("Attribute", "value"),
+        ("keyword", "value"),
+        ("Expr", "value"),
+        ("Return", "value"),
+        ("Starred", "value"),
+        ("Await", "value"),
+        ("UnaryOp", "operand"),
+        ("Yield", "value"),
         ("YieldFrom", "value"),
     )
 }
@@ -54,7 +112,9 @@ def _child_fields(t: type) -> tuple[str, ...]:
     """Fields of a node type that may hold nodes with names below them."""
     fields = _CHILD_FIELDS.get(t)
     if fields is None:
-        fields = _CHILD_FIELDS[t] = tuple(f for f in getattr(t, "_fields", ()) if f not in _SCALAR_FIELDS)
+        fields = _CHILD_FIELDS[t] = tuple(
+            f for f in getattr(t, "_fields", ()) if f not in _SCALAR_FIELDS
+        )
     return fields
 
 
@@ -62,7 +122,18 @@ class _Scope:
     """One Python scope: what it binds, what it reads, and where it sits."""
 
     # A plain slotted class: one is made per function, lambda and comprehension.
-    __slots__ = ("kind", "qualname", "parent", "bound", "declared_global", "uses", "soft_uses", "imports", "star_lines", "children")
+    __slots__ = (
+        "kind",
+        "qualname",
+        "parent",
+        "bound",
+        "declared_global",
+        "uses",
+        "soft_uses",
+        "imports",
+        "star_lines",
+        "children",
+    )
 
     def __init__(self, kind: str, qualname: str, parent: _Scope | None) -> None:
         self.kind = kind  # module | function | class | comprehension
@@ -221,7 +292,9 @@ class _Binder(ast.NodeVisitor):
         scope.bound |= {"__module__", "__qualname__"} | _type_params(node)
         self._in(scope, node.body)
 
-    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+    ) -> None:
         # The first iterable is evaluated in the enclosing scope, everything else inside.
         self.visit(node.generators[0].iter)
         scope = self._child("comprehension", "<comprehension>")
@@ -369,11 +442,17 @@ def _dunder_all(tree: ast.Module) -> set[str]:
                 value = st.value
         elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
             fn = st.value.func
-            if isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "__all__":
+            if (
+                isinstance(fn, ast.Attribute)
+                and isinstance(fn.value, ast.Name)
+                and fn.value.id == "__all__"
+            ):
                 value = st.value.args[0] if st.value.args else None
         if value is not None:
             out |= {
-                n.value for n in ast.walk(value) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                n.value
+                for n in ast.walk(value)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
             }
     return out
 
@@ -397,7 +476,9 @@ class NameAnalyzer(Analyzer):
             tree = sources.tree(f.path, "after")
             if tree is None:
                 continue
-            module: _Scope = sources.memo(f.path, "after", "scopes", functools.partial(scopes, tree))
+            module: _Scope = sources.memo(
+                f.path, "after", "scopes", functools.partial(scopes, tree)
+            )
             findings.extend(self._unresolved(f, sources, module))
             findings.extend(self._unused(f, sources, tree, module))
         return sorted(findings, key=Finding.sort_key)
@@ -411,7 +492,9 @@ class NameAnalyzer(Analyzer):
         if f.before is not None:
             before_tree = sources.tree(f.before_path, "before")
             if before_tree is not None:
-                before_scope = sources.memo(f.before_path, "before", "scopes", lambda: scopes(before_tree))
+                before_scope = sources.memo(
+                    f.before_path, "before", "scopes", lambda: scopes(before_tree)
+                )
                 before_missing = {u.name for u in unresolved(before_scope)[0]}
         # Report what the PR broke: reads on added lines, or names that resolved before.
         by_name: dict[str, list[_Unresolved]] = {}
@@ -423,15 +506,39 @@ class NameAnalyzer(Analyzer):
         out = []
         for name, uses in sorted(by_name.items()):
             uses.sort(key=lambda u: u.line)
-            details = {"scope": uses[0].scope, "lines": [u.line for u in uses], "scopes": sorted({u.scope for u in uses})}
+            details = {
+                "scope": uses[0].scope,
+                "lines": [u.line for u in uses],
+                "scopes": sorted({u.scope for u in uses}),
+            }
             if stars:
                 details["star_imports"] = [{"line": ln, "module": m} for ln, m in stars]
-                out.append(Finding("names.not-checkable", f.path, uses[0].line, name, f"{name} may come from a star import", details))
+                out.append(
+                    Finding(
+                        "names.not-checkable",
+                        f.path,
+                        uses[0].line,
+                        name,
+                        f"{name} may come from a star import",
+                        details,
+                    )
+                )
             else:
-                out.append(Finding("names.unresolved", f.path, uses[0].line, name, f"{name} is not bound", details))
+                out.append(
+                    Finding(
+                        "names.unresolved",
+                        f.path,
+                        uses[0].line,
+                        name,
+                        f"{name} is not bound",
+                        details,
+                    )
+                )
         return out
 
-    def _unused(self, f: FileChange, sources: SourceFiles, tree: ast.Module, module: _Scope) -> list[Finding]:
+    def _unused(
+        self, f: FileChange, sources: SourceFiles, tree: ast.Module, module: _Scope
+    ) -> list[Finding]:
         added = set(sources.changed(f).added) if f.before is not None else None
         reexport = f.path.endswith("__init__.py")
         exported = _dunder_all(tree)

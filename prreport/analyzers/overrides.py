@@ -37,14 +37,20 @@ class _Lookup:
 
 def _is_abstract(fn: ast.AST) -> bool:
     decos = getattr(fn, "decorator_list", [])
-    return any((isinstance(d, ast.Name) and d.id == "abstractmethod") or (isinstance(d, ast.Attribute) and d.attr == "abstractmethod") for d in decos)
+    return any(
+        (isinstance(d, ast.Name) and d.id == "abstractmethod")
+        or (isinstance(d, ast.Attribute) and d.attr == "abstractmethod")
+        for d in decos
+    )
 
 
 def _candidates(module: str, head_paths: Iterable[str]) -> list[str]:
     """Files at head that may hold a dotted module (source roots such as ``python/`` allowed)."""
     rel = module.replace(".", "/")
     wanted = (f"{rel}.py", f"{rel}/__init__.py")
-    return sorted(p for p in head_paths if p in wanted or p.endswith(tuple("/" + w for w in wanted)))
+    return sorted(
+        p for p in head_paths if p in wanted or p.endswith(tuple("/" + w for w in wanted))
+    )
 
 
 def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFiles) -> str | None:
@@ -55,18 +61,26 @@ def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFil
                 if (a.asname or a.name) == name:
                     if st.level:
                         pkg = module_of(path, sources).split(".")
-                        pkg = pkg[: len(pkg) - st.level] if not path.endswith("__init__.py") else pkg[: len(pkg) - st.level + 1]
+                        pkg = (
+                            pkg[: len(pkg) - st.level]
+                            if not path.endswith("__init__.py")
+                            else pkg[: len(pkg) - st.level + 1]
+                        )
                         return ".".join([*pkg, st.module] if st.module else pkg)
                     return st.module
     return None
 
 
-def find_in_bases(sources: SourceFiles, path: str, side: str, cls: Definition, method: str, depth: int = 0) -> _Lookup:
+def find_in_bases(
+    sources: SourceFiles, path: str, side: str, cls: Definition, method: str, depth: int = 0
+) -> _Lookup:
     """Search the bases of ``cls`` (same file, then imported modules) for ``method``."""
     unresolved: list[str] = []
     wanted: list[str] = []
     for base in cls.bases:
-        if base in ("object", "ABC", "abc.ABC", "Generic", "Protocol") or base.startswith(("Generic[", "Protocol[")):
+        if base in ("object", "ABC", "abc.ABC", "Generic", "Protocol") or base.startswith(
+            ("Generic[", "Protocol[")
+        ):
             continue
         found = _resolve_class(sources, path, side, base)
         if isinstance(found, list):
@@ -74,7 +88,11 @@ def find_in_bases(sources: SourceFiles, path: str, side: str, cls: Definition, m
             wanted += found
             continue
         bpath, bside, bcls = found
-        hit = file_index(sources, bpath, bside).get(f"{bcls.qualname}.{method}") if bside != "head" else _head_index(sources, bpath).get(f"{bcls.qualname}.{method}")
+        hit = (
+            file_index(sources, bpath, bside).get(f"{bcls.qualname}.{method}")
+            if bside != "head"
+            else _head_index(sources, bpath).get(f"{bcls.qualname}.{method}")
+        )
         if hit is not None:
             return _Lookup(hit, bpath, tuple(unresolved), tuple(wanted))
         if depth < _MAX_DEPTH:
@@ -87,10 +105,17 @@ def find_in_bases(sources: SourceFiles, path: str, side: str, cls: Definition, m
 
 
 def _head_index(sources: SourceFiles, path: str) -> dict[str, Definition]:
-    return sources.memo(path, "head", "defs", lambda: index(path, sources.tree(path, "head"), sources.text(path, "head")))
+    return sources.memo(
+        path,
+        "head",
+        "defs",
+        lambda: index(path, sources.tree(path, "head"), sources.text(path, "head")),
+    )
 
 
-def _resolve_class(sources: SourceFiles, path: str, side: str, base: str) -> tuple[str, str, Definition] | list[str]:
+def _resolve_class(
+    sources: SourceFiles, path: str, side: str, base: str
+) -> tuple[str, str, Definition] | list[str]:
     """(path, side, class) of a base name, or the files that would have to be fetched."""
     defs = file_index(sources, path, side) if side != "head" else _head_index(sources, path)
     head, _, last = base.rpartition(".")
@@ -154,7 +179,9 @@ class OverridesAnalyzer(Analyzer):
         wanted: set[str] = set()
         change = definition_changes(sources)
         for d, cls, _kind in _removed_overrides(sources):
-            wanted |= set(find_in_bases(sources, change.file_of[d.path].path, "after", cls, d.name).wanted)
+            wanted |= set(
+                find_in_bases(sources, change.file_of[d.path].path, "after", cls, d.name).wanted
+            )
         return ContextRequest(files=frozenset(wanted))
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
@@ -213,4 +240,3 @@ class OverridesAnalyzer(Analyzer):
                 details,
                 ex,
             )
-

@@ -39,7 +39,11 @@ class Move:
 def _equality(a: Definition, b: Definition) -> str:
     if a.kind == "class":
         same = a.body == b.body
-        return ("byte-identical" if _body_text(a) == _body_text(b) else "modulo-renames") if same else "different"
+        return (
+            ("byte-identical" if _body_text(a) == _body_text(b) else "modulo-renames")
+            if same
+            else "different"
+        )
     if _body_text(a) == _body_text(b):
         return "byte-identical"
     return "modulo-renames" if a.renamed == b.renamed else "different"
@@ -66,7 +70,9 @@ def moves(change: Change) -> list[Move]:
         equal = [
             a
             for a in added
-            if _FAMILY[a.kind] == _FAMILY[d.kind] and a.name != d.name and _equality(d, a) != "different"
+            if _FAMILY[a.kind] == _FAMILY[d.kind]
+            and a.name != d.name
+            and _equality(d, a) != "different"
             and not any(r.name == a.name for r in change.removed)
         ]
         if len(equal) == 1:
@@ -110,7 +116,9 @@ class SymbolsAnalyzer(Analyzer):
         for m in moves(change):
             yield self._finding(bundle, sources, change, m)
 
-    def _finding(self, bundle: PullRequestBundle, sources: SourceFiles, change: Change, m: Move) -> Finding:
+    def _finding(
+        self, bundle: PullRequestBundle, sources: SourceFiles, change: Change, m: Move
+    ) -> Finding:
         old, new = m.old, m.new
         old_file, new_file = change.file_of[old.path], change.file_of[new.path]
         old_mod, new_mod = module_of(old_file.path, sources), module_of(new_file.path, sources)
@@ -122,18 +130,36 @@ class SymbolsAnalyzer(Analyzer):
         if old.parent and new.parent and old.parent != new.parent:
             old_cls = file_index(sources, old_file.path, "after").get(old.parent)
             new_cls_name = new.parent.rsplit(".", 1)[-1]
-            inherits = old_cls is not None and any(b.rsplit(".", 1)[-1] == new_cls_name for b in old_cls.bases)
+            inherits = old_cls is not None and any(
+                b.rsplit(".", 1)[-1] == new_cls_name for b in old_cls.bases
+            )
         # A use left on the old name with nothing re-exporting it now fails to import/resolve.
         broken = bool(stale) and not shim_lines
         ex: list[tuple[str, str, int]] = []
         if m.equality != "different" and not broken:
-            ex += explains(old_file.path, "-", lines_with_blanks(old_file.before, old.start, old.end, sources.changed(old_file).removed))
-            ex += explains(new_file.path, "+", lines_with_blanks(new_file.after, new.start, new.end, sources.changed(new_file).added))
+            ex += explains(
+                old_file.path,
+                "-",
+                lines_with_blanks(
+                    old_file.before, old.start, old.end, sources.changed(old_file).removed
+                ),
+            )
+            ex += explains(
+                new_file.path,
+                "+",
+                lines_with_blanks(
+                    new_file.after, new.start, new.end, sources.changed(new_file).added
+                ),
+            )
             ex += _updated_lines(sources, m, old_mod, new_mod)
             if old_after is not None:
                 kept = _all_lines(old_after, old.name) if in_all else set()
                 for n in sorted(shim_lines | kept):
-                    ex += explains(old_file.path, "+", lines_with_blanks(old_after, n, n, sources.changed(old_file).added))
+                    ex += explains(
+                        old_file.path,
+                        "+",
+                        lines_with_blanks(old_after, n, n, sources.changed(old_file).added),
+                    )
         details = {
             "old_path": old_file.before_path,
             "new_path": new_file.path,
@@ -145,7 +171,9 @@ class SymbolsAnalyzer(Analyzer):
             "after_line": new.start,
             "definition_kind": new.kind,
             "equality": m.equality,
-            "residual": residual(_body_text(old), _body_text(new)) if m.equality == "different" else [],
+            "residual": residual(_body_text(old), _body_text(new))
+            if m.equality == "different"
+            else [],
             "stale_references": stale,
             "call_sites_updated": not stale,
             "reference_scope": scope,
@@ -156,10 +184,14 @@ class SymbolsAnalyzer(Analyzer):
             "behavior_change": broken or m.equality == "different",
         }
         where = f"{old_file.before_path}:{old.qualname} -> {new_file.path}:{new.qualname}"
-        return Finding(m.kind, new_file.path, new.start, new.qualname, where, details, tuple(sorted(set(ex))))
+        return Finding(
+            m.kind, new_file.path, new.start, new.qualname, where, details, tuple(sorted(set(ex)))
+        )
 
 
-def _shim_lines(text: str | None, old_name: str, new_name: str, new_mod: str, kind: str) -> set[int]:
+def _shim_lines(
+    text: str | None, old_name: str, new_name: str, new_mod: str, kind: str
+) -> set[int]:
     """Lines of the old module that keep the old name importable (re-export or alias)."""
     if not text:
         return set()
@@ -169,11 +201,21 @@ def _shim_lines(text: str | None, old_name: str, new_name: str, new_mod: str, ki
         return set()
     out: set[int] = set()
     for st in tree.body:
-        if isinstance(st, ast.ImportFrom) and (st.level or st.module == new_mod or (st.module or "").endswith(new_mod.rsplit(".", 1)[-1])):
+        if isinstance(st, ast.ImportFrom) and (
+            st.level
+            or st.module == new_mod
+            or (st.module or "").endswith(new_mod.rsplit(".", 1)[-1])
+        ):
             if any((a.asname or a.name) == old_name and a.name == new_name for a in st.names):
                 out.add(st.lineno)
-        if kind == "symbol.renamed" and isinstance(st, ast.Assign) and isinstance(st.value, ast.Name):
-            if st.value.id == new_name and any(isinstance(t, ast.Name) and t.id == old_name for t in st.targets):
+        if (
+            kind == "symbol.renamed"
+            and isinstance(st, ast.Assign)
+            and isinstance(st.value, ast.Name)
+        ):
+            if st.value.id == new_name and any(
+                isinstance(t, ast.Name) and t.id == old_name for t in st.targets
+            ):
                 out.add(st.lineno)
     return out
 
@@ -200,7 +242,12 @@ def _all_lines(text: str | None, name: str) -> set[int]:
 
 
 def _stale_references(
-    bundle: PullRequestBundle, sources: SourceFiles, m: Move, old_mod: str, shim: set[int], change_path: str
+    bundle: PullRequestBundle,
+    sources: SourceFiles,
+    m: Move,
+    old_mod: str,
+    shim: set[int],
+    change_path: str,
 ) -> tuple[list[str], str]:
     """Uses at head that still reach the definition by its old name or old module."""
     name = m.old.name
@@ -232,7 +279,9 @@ def _stale_references(
     return stale, scope
 
 
-def _updated_lines(sources: SourceFiles, m: Move, old_mod: str, new_mod: str) -> list[tuple[str, str, int]]:
+def _updated_lines(
+    sources: SourceFiles, m: Move, old_mod: str, new_mod: str
+) -> list[tuple[str, str, int]]:
     """Changed lines that only retarget a use from the old name/module to the new one."""
     out: list[tuple[str, str, int]] = []
     for f in sources.python_files():

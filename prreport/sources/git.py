@@ -29,7 +29,14 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
 _SQUASH = re.compile(r"\(#(\d+)\)\s*$")
 _MERGE = re.compile(r"^Merge pull request #(\d+)\b")
-_STATUS = {"A": "added", "D": "deleted", "M": "modified", "R": "renamed", "C": "copied", "T": "modified"}
+_STATUS = {
+    "A": "added",
+    "D": "deleted",
+    "M": "modified",
+    "R": "renamed",
+    "C": "copied",
+    "T": "modified",
+}
 
 
 def pr_number_of_subject(subject: str) -> int | None:
@@ -83,7 +90,9 @@ class GitRepo:
         except FileNotFoundError:
             raise SourceError("git is not installed or not on PATH") from None
         if out is None:
-            raise SourceError(f"{self.path} is not a git repository (use --repo PATH to point at a clone)")
+            raise SourceError(
+                f"{self.path} is not a git repository (use --repo PATH to point at a clone)"
+            )
         self._blobs: _BlobReader | None = None
 
     def run(self, args: Sequence[str], check: bool = True, binary: bool = False):  # type: ignore[no-untyped-def]
@@ -93,7 +102,9 @@ class GitRepo:
         if proc.returncode != 0:
             if check:
                 msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-                raise SourceError(f"git {args[0]} failed in {self.path}: {msg[-1] if msg else 'unknown error'}")
+                raise SourceError(
+                    f"git {args[0]} failed in {self.path}: {msg[-1] if msg else 'unknown error'}"
+                )
             return None
         return proc.stdout if binary else proc.stdout.decode("utf-8", "replace")
 
@@ -105,7 +116,10 @@ class GitRepo:
 
     def resolve(self, rev: str) -> str | None:
         """Return the full SHA of a commit-ish, or None."""
-        out = self.run(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"], check=False)
+        out = self.run(
+            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            check=False,
+        )
         return out.strip() if out else None
 
     def close(self) -> None:
@@ -127,7 +141,11 @@ class _Target:
 def repo_name(git: GitRepo) -> str:
     """OWNER/NAME from the origin remote, else the directory name."""
     url = (git.run(["config", "--get", "remote.origin.url"], check=False) or "").strip()
-    m = re.search(r"[:/]([^/:]+)/([^/]+?)(?:\.git)?/?$", url) if ("://" in url or "@" in url) else None
+    m = (
+        re.search(r"[:/]([^/:]+)/([^/]+?)(?:\.git)?/?$", url)
+        if ("://" in url or "@" in url)
+        else None
+    )
     if m:
         return f"{m.group(1)}/{m.group(2)}"
     name = Path(git.path).name
@@ -238,7 +256,9 @@ class GitSource:
     # -- files --------------------------------------------------------------------------
 
     def _changed_files(self, base: str, head: str) -> list[FileChange]:
-        raw = self.git.run(["diff-tree", "-r", "-M", "-z", "--raw", "--numstat", base, head], binary=True)
+        raw = self.git.run(
+            ["diff-tree", "-r", "-M", "-z", "--raw", "--numstat", base, head], binary=True
+        )
         fields = raw.split(b"\0")
         entries: list[tuple[str, str | None, str, str]] = []  # (path, old_path, status, after blob)
         befores: list[str] = []
@@ -314,7 +334,9 @@ class GitSource:
 
     def _patches(self, base: str, head: str, count: int) -> dict[int, str]:
         """Per-file unified diffs, split from one ``git diff-tree -p`` run (same order as --raw)."""
-        out = self.git.run(["diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", base, head], binary=True)
+        out = self.git.run(
+            ["diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", base, head], binary=True
+        )
         chunks = re.split(rb"(?m)^(?=diff --git )", out)
         chunks = [c for c in chunks if c.startswith(b"diff --git ")]
         if len(chunks) != count:
@@ -348,7 +370,9 @@ class GitSource:
                     author = branch[-1].author
                 commits = [CommitInfo(c.sha, c.subject, c.author, c.date, c.body) for c in branch]
             else:
-                commits = [CommitInfo(entry.sha, entry.subject, entry.author, entry.date, entry.body)]
+                commits = [
+                    CommitInfo(entry.sha, entry.subject, entry.author, entry.date, entry.body)
+                ]
         else:
             rng = git_log(self.git, [f"{target.base}..{target.head}"])
             commits = [CommitInfo(c.sha, c.subject, c.author, c.date, c.body) for c in rng]
@@ -358,7 +382,11 @@ class GitSource:
                 author = rng[0].author
                 merged_at = rng[0].date
         web = _web_url(self.git)
-        url = f"{web}/pull/{target.number}" if web and target.number else (f"{web}/commit/{target.head}" if web else "")
+        url = (
+            f"{web}/pull/{target.number}"
+            if web and target.number
+            else (f"{web}/commit/{target.head}" if web else "")
+        )
         pr = PullRequestMeta(
             repo=repo,
             number=target.number,
@@ -374,7 +402,11 @@ class GitSource:
             merged_by=merged_by,
         )
         head_paths = tuple(
-            p for p in (self.git.run(["ls-tree", "-r", "--name-only", "-z", target.head]) or "").split("\0") if p
+            p
+            for p in (
+                self.git.run(["ls-tree", "-r", "--name-only", "-z", target.head]) or ""
+            ).split("\0")
+            if p
         )
         related = self._related(pr, files)
         return PullRequestBundle(
@@ -395,18 +427,33 @@ class GitSource:
         touched = {f.path for f in files} | {f.old_path for f in files if f.old_path}
         files_of: dict[str, tuple[str, ...]] = {}
         if touched:
-            out = self.git.run(
-                ["log", "--format=%x1e%H", "--name-only", "--no-renames", "HEAD", "--", *sorted(touched)],
-                check=False,
-            ) or ""
+            out = (
+                self.git.run(
+                    [
+                        "log",
+                        "--format=%x1e%H",
+                        "--name-only",
+                        "--no-renames",
+                        "HEAD",
+                        "--",
+                        *sorted(touched),
+                    ],
+                    check=False,
+                )
+                or ""
+            )
             for rec in out.split("\x1e"):
                 lines = [x for x in rec.strip().splitlines() if x]
                 if lines:
                     files_of[lines[0]] = tuple(lines[1:])
         return related_candidates(
-            this=SeriesKey(pr.number, pr.title, pr.body, pr.author, pr.merged_at, tuple(sorted(touched))),
+            this=SeriesKey(
+                pr.number, pr.title, pr.body, pr.author, pr.merged_at, tuple(sorted(touched))
+            ),
             others=[
-                SeriesKey(e.pr_number, *_title_and_body(e), e.author, e.date, files_of.get(e.sha, ()))
+                SeriesKey(
+                    e.pr_number, *_title_and_body(e), e.author, e.date, files_of.get(e.sha, ())
+                )
                 for e in entries
                 if e.pr_number is not None and e.sha != self._target_commit()
             ],

@@ -130,7 +130,9 @@ class GitHubSource:
             github.set_log_level(logging.WARNING)
         scheme = urlsplit(self.api_url).scheme
         if scheme not in ("http", "https"):
-            raise GitHubError(f"github.api_url must be an http(s) URL, got {self.api_url!r} (--github-api-url)")
+            raise GitHubError(
+                f"github.api_url must be an http(s) URL, got {self.api_url!r} (--github-api-url)"
+            )
         wait = self.config.max_rate_limit_wait
         retry_kw: dict[str, Any] = {}
         if "retry_after_max" in inspect.signature(Retry.__init__).parameters:
@@ -159,7 +161,9 @@ class GitHubSource:
             ns = Path(self.config.cache_dir) / "github" / cache_namespace(self._token, self.api_url)
             try:
                 if not install_cache(self._gh.requester, ns / "http", scheme):
-                    self._notes.append("HTTP cache unavailable with this PyGithub version; fetched without it")
+                    self._notes.append(
+                        "HTTP cache unavailable with this PyGithub version; fetched without it"
+                    )
                 self._content_dir = ns / "content"
             except OSError as exc:
                 raise GitHubError(
@@ -224,7 +228,9 @@ class GitHubSource:
                 f"GitHub API at {self.api_url} failed with {status} while {what} "
                 f"(after {self.config.retries} retries): try again later"
             )
-        return GitHubError(f"GitHub API answered {status}{detail} while {what} for {self.repo_name} PR #{self.number}")
+        return GitHubError(
+            f"GitHub API answered {status}{detail} while {what} for {self.repo_name} PR #{self.number}"
+        )
 
     def _not_found(self, what: str) -> GitHubError:
         """Say whether the repository or the pull request is missing (one extra request)."""
@@ -238,7 +244,9 @@ class GitHubSource:
                 )
         except requests.exceptions.RequestException:
             pass
-        return GitHubError(f"{self.repo_name} has no pull request #{self.number} (404 while {what}): check the number")
+        return GitHubError(
+            f"{self.repo_name} has no pull request #{self.number} (404 while {what}): check the number"
+        )
 
     def _repo_obj(self) -> Any:
         if self._repo is None:
@@ -254,11 +262,16 @@ class GitHubSource:
 
     def _contents_at(self, path: str, ref: str, what: str) -> bytes | None:
         """A file at ``ref`` through the contents API (the blobs API for files over 1 MB)."""
-        with self._calls(what, missing=f"{path} is missing at the base {ref[:12]} of {self.repo_name} PR #{self.number}"):
+        with self._calls(
+            what,
+            missing=f"{path} is missing at the base {ref[:12]} of {self.repo_name} PR #{self.number}",
+        ):
             try:
                 cf = self._repo_obj().get_contents(path, ref=ref)
             except UnknownObjectException:
-                self._notes.append(f"{path}: not found at the base {ref[:12]}; its before text is missing")
+                self._notes.append(
+                    f"{path}: not found at the base {ref[:12]}; its before text is missing"
+                )
                 return None
             if isinstance(cf, list):
                 return None
@@ -283,7 +296,9 @@ class GitHubSource:
             # GitHub gives no patch and no line counts for a binary file; an empty file has size 0.
             size = entry.size if entry else (0 if status == "deleted" else 1)
             if size == 0 and status != "deleted":
-                return FileChange(path, status, 0, 0, old_path, False, None, None if status == "added" else "", "")
+                return FileChange(
+                    path, status, 0, 0, old_path, False, None, None if status == "added" else "", ""
+                )
             return FileChange(path, status, 0, 0, old_path, True, None, None, None)
         if status != "deleted":
             if entry is not None and entry.size > _MAX_TEXT:
@@ -306,7 +321,9 @@ class GitHubSource:
         elif after is not None and f.changes == 0:
             before = after  # a pure rename or copy
         if before is None and status not in ("added",) and not binary and after is not None:
-            base_data = self._contents_at(old_path or path, base_sha, f"reading {old_path or path} at the base")
+            base_data = self._contents_at(
+                old_path or path, base_sha, f"reading {old_path or path} at the base"
+            )
             if base_data is not None:
                 before, is_bin, why = decode_text(base_data, _MAX_TEXT)
                 binary = binary or is_bin
@@ -341,7 +358,10 @@ class GitHubSource:
                 merged_by=pr.merged_by.login if pr.merged_by else None,
             )
             changed, n_comments, n_review_comments, n_commits = (
-                pr.changed_files, pr.comments, pr.review_comments, pr.commits
+                pr.changed_files,
+                pr.comments,
+                pr.review_comments,
+                pr.commits,
             )
         self._head = head_sha
         with self._calls("listing the changed files"):
@@ -356,38 +376,67 @@ class GitHubSource:
                 if e.type == "blob":
                     self._tree[e.path] = _TreeEntry(e.sha, e.size or 0)
             if tree.raw_data.get("truncated"):
-                self._notes.append("GitHub truncated the head tree listing: some modules may not resolve")
+                self._notes.append(
+                    "GitHub truncated the head tree listing: some modules may not resolve"
+                )
         files = [self._file_change(f, base_sha) for f in listed]
         with self._calls("reading reviews"):
             reviews = [
-                Comment("review", r.user.login if r.user else "", r.body or "", _iso(r.submitted_at), r.state,
-                        url=r.html_url or "")
+                Comment(
+                    "review",
+                    r.user.login if r.user else "",
+                    r.body or "",
+                    _iso(r.submitted_at),
+                    r.state,
+                    url=r.html_url or "",
+                )
                 for r in pr.get_reviews()
             ]
         review_comments: list[Comment] = []
         if n_review_comments:
             with self._calls("reading review comments"):
                 review_comments = [
-                    Comment("review_comment", c.user.login if c.user else "", c.body or "", _iso(c.created_at),
-                            path=c.path, line=c.line or c.original_line, url=c.html_url or "")
+                    Comment(
+                        "review_comment",
+                        c.user.login if c.user else "",
+                        c.body or "",
+                        _iso(c.created_at),
+                        path=c.path,
+                        line=c.line or c.original_line,
+                        url=c.html_url or "",
+                    )
                     for c in pr.get_review_comments()
                 ]
         issue_comments: list[Comment] = []
         if n_comments:
             with self._calls("reading comments"):
                 issue_comments = [
-                    Comment("issue_comment", c.user.login if c.user else "", c.body or "", _iso(c.created_at),
-                            url=c.html_url or "")
+                    Comment(
+                        "issue_comment",
+                        c.user.login if c.user else "",
+                        c.body or "",
+                        _iso(c.created_at),
+                        url=c.html_url or "",
+                    )
                     for c in pr.get_issue_comments()
                 ]
         with self._calls("reading the commits"):
             commits = []
             for c in itertools.islice(pr.get_commits(), _COMMITS_CAP):
                 subject, _, body = (c.commit.message or "").partition("\n")
-                commits.append(CommitInfo(c.sha, subject, c.commit.author.name if c.commit.author else "",
-                                          _iso(c.commit.author.date) or "", body.strip()))
+                commits.append(
+                    CommitInfo(
+                        c.sha,
+                        subject,
+                        c.commit.author.name if c.commit.author else "",
+                        _iso(c.commit.author.date) or "",
+                        body.strip(),
+                    )
+                )
         if n_commits > len(commits):
-            self._notes.append(f"GitHub lists at most {_COMMITS_CAP} commits of a pull request: {len(commits)} of {n_commits} read")
+            self._notes.append(
+                f"GitHub lists at most {_COMMITS_CAP} commits of a pull request: {len(commits)} of {n_commits} read"
+            )
         checks = self._checks(head_sha)
         related = self._related(meta, files, commits)
         return PullRequestBundle(
@@ -417,14 +466,22 @@ class GitHubSource:
                 if state == "pending":
                     out.append(CheckResult(st.context, "in_progress", None))
                 else:
-                    out.append(CheckResult(st.context, "completed", "failure" if state == "error" else state))
+                    out.append(
+                        CheckResult(
+                            st.context, "completed", "failure" if state == "error" else state
+                        )
+                    )
         return sorted(out, key=lambda c: (c.name, c.status, c.conclusion or ""))
 
     # -- related PRs -----------------------------------------------------------------------
 
-    def _related(self, meta: PullRequestMeta, files: list[FileChange], commits: list[CommitInfo]) -> list[RelatedCandidate]:
+    def _related(
+        self, meta: PullRequestMeta, files: list[FileChange], commits: list[CommitInfo]
+    ) -> list[RelatedCandidate]:
         """Series PRs (search), PRs that touched the most-changed files, and referenced PRs."""
-        when = parse_time(meta.merged_at) or parse_time(meta.created_at) or datetime.now(timezone.utc)
+        when = (
+            parse_time(meta.merged_at) or parse_time(meta.created_at) or datetime.now(timezone.utc)
+        )
         window = timedelta(days=self.config.related_window_days)
         lo, hi = when - window, when + window
         others: dict[int, SeriesKey] = {}
@@ -436,22 +493,56 @@ class GitHubSource:
                 others[key.number] = key
             else:
                 merged = tuple(sorted(set(old.files) | set(key.files)))
-                others[key.number] = SeriesKey(old.number, old.title, old.body or key.body, old.author,
-                                               old.merged_at or key.merged_at, merged, old.url or key.url)
+                others[key.number] = SeriesKey(
+                    old.number,
+                    old.title,
+                    old.body or key.body,
+                    old.author,
+                    old.merged_at or key.merged_at,
+                    merged,
+                    old.url or key.url,
+                )
 
         series = series_of(meta.title)
         if series:
             query = f'repo:{self.repo_name} is:pr is:merged in:title "{series}" merged:{lo:%Y-%m-%d}..{hi:%Y-%m-%d}'
-            for issue in self._soft("searching for the PR series", lambda: list(
-                itertools.islice(self._client().search_issues(query), 100))) or []:
+            for issue in (
+                self._soft(
+                    "searching for the PR series",
+                    lambda: list(itertools.islice(self._client().search_issues(query), 100)),
+                )
+                or []
+            ):
                 pr_info = issue.pull_request
-                add(SeriesKey(issue.number, issue.title or "", issue.body or "", issue.user.login if issue.user else "",
-                              _iso(pr_info.merged_at) if pr_info and pr_info.merged_at else _iso(issue.closed_at),
-                              (), issue.html_url or ""))
-        ranked = sorted((f for f in files if f.status != "added"), key=lambda f: (-(f.additions + f.deletions), f.path))
+                add(
+                    SeriesKey(
+                        issue.number,
+                        issue.title or "",
+                        issue.body or "",
+                        issue.user.login if issue.user else "",
+                        _iso(pr_info.merged_at)
+                        if pr_info and pr_info.merged_at
+                        else _iso(issue.closed_at),
+                        (),
+                        issue.html_url or "",
+                    )
+                )
+        ranked = sorted(
+            (f for f in files if f.status != "added"),
+            key=lambda f: (-(f.additions + f.deletions), f.path),
+        )
         for f in ranked[:_SAME_FILES_PATHS]:
-            found = self._soft(f"listing recent commits of {f.before_path}", lambda p=f.before_path: list(
-                itertools.islice(self._repo_obj().get_commits(path=p, since=lo, until=hi), 100))) or []
+            found = (
+                self._soft(
+                    f"listing recent commits of {f.before_path}",
+                    lambda p=f.before_path: list(
+                        itertools.islice(
+                            self._repo_obj().get_commits(path=p, since=lo, until=hi), 100
+                        )
+                    ),
+                )
+                or []
+            )
             for c in found:
                 subject, _, body = (c.commit.message or "").partition("\n")
                 number = pr_number_of_subject(subject)
@@ -459,20 +550,48 @@ class GitHubSource:
                     continue
                 title = re.sub(r"\s*\(#\d+\)\s*$", "", subject)
                 author = c.commit.author.name if c.commit.author else ""
-                add(SeriesKey(number, title, body.strip(), author, _iso(c.commit.author.date) if c.commit.author else None,
-                              (f.before_path,), ""))
+                add(
+                    SeriesKey(
+                        number,
+                        title,
+                        body.strip(),
+                        author,
+                        _iso(c.commit.author.date) if c.commit.author else None,
+                        (f.before_path,),
+                        "",
+                    )
+                )
         text = "\n".join([meta.body] + [f"{c.subject}\n{c.body}" for c in commits])
         wanted = sorted(referenced_numbers(text) - set(others) - {self.number})[:_REFERENCED_MAX]
         for n in wanted:
-            issue = self._soft(f"reading #{n}", lambda n=n: _completed(self._repo_obj().get_issue(n)))
+            issue = self._soft(
+                f"reading #{n}", lambda n=n: _completed(self._repo_obj().get_issue(n))
+            )
             if issue is None or issue.pull_request is None:
                 continue
             merged_at = issue.pull_request.merged_at
-            add(SeriesKey(n, issue.title or "", issue.body or "", issue.user.login if issue.user else "",
-                          _iso(merged_at) if merged_at else None, (), issue.html_url or ""))
-        this = SeriesKey(meta.number, meta.title, text, meta.author, meta.merged_at,
-                         tuple(sorted({f.path for f in files} | {f.old_path for f in files if f.old_path})))
-        return related_candidates(this, list(others.values()), self.config.related_window_days, _RELATED_MAX)
+            add(
+                SeriesKey(
+                    n,
+                    issue.title or "",
+                    issue.body or "",
+                    issue.user.login if issue.user else "",
+                    _iso(merged_at) if merged_at else None,
+                    (),
+                    issue.html_url or "",
+                )
+            )
+        this = SeriesKey(
+            meta.number,
+            meta.title,
+            text,
+            meta.author,
+            meta.merged_at,
+            tuple(sorted({f.path for f in files} | {f.old_path for f in files if f.old_path})),
+        )
+        return related_candidates(
+            this, list(others.values()), self.config.related_window_days, _RELATED_MAX
+        )
 
     def _soft(self, what: str, call: Any) -> Any:
         """Related-PR lookups are optional: a failure (other than auth) becomes a source note."""
@@ -534,10 +653,15 @@ class GitHubSource:
         fields = []
         for i, p in enumerate(paths):
             variables[f"e{i}"] = f"{self._head}:{p}"
-            fields.append(f"f{i}: object(expression: $e{i}) {{ ... on Blob {{ text isBinary byteSize }} }}")
+            fields.append(
+                f"f{i}: object(expression: $e{i}) {{ ... on Blob {{ text isBinary byteSize }} }}"
+            )
         decl = "".join(f", $e{i}: String!" for i in range(len(paths)))
-        query = (f"query($owner: String!, $name: String!{decl}) {{ repository(owner: $owner, name: $name) {{ "
-                 + " ".join(fields) + " } }")
+        query = (
+            f"query($owner: String!, $name: String!{decl}) {{ repository(owner: $owner, name: $name) {{ "
+            + " ".join(fields)
+            + " } }"
+        )
         with self._calls("reading context files"):
             _headers, data = self._client().requester.graphql_query(query, variables)
         repo = (data.get("data") or {}).get("repository") or {}

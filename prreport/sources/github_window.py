@@ -43,7 +43,9 @@ def merged_in_window(
 
     api_url = (config.api_url or "https://api.github.com").rstrip("/")
     if urlsplit(api_url).scheme not in ("http", "https"):
-        raise GitHubError(f"github.api_url must be an http(s) URL, got {api_url!r} (--github-api-url)")
+        raise GitHubError(
+            f"github.api_url must be an http(s) URL, got {api_url!r} (--github-api-url)"
+        )
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
     gh = Github(
         auth=Auth.Token(token) if token else None,
@@ -75,15 +77,21 @@ def merged_in_window(
                 )
             )
     except BadCredentialsException:
-        raise GitHubError(f"GitHub at {api_url} rejected the token (401) while listing merged PRs: set a valid GITHUB_TOKEN") from None
+        raise GitHubError(
+            f"GitHub at {api_url} rejected the token (401) while listing merged PRs: set a valid GITHUB_TOKEN"
+        ) from None
     except UnknownObjectException:
         raise GitHubError(
             f"repository {config.repo} not found at {api_url} (or the token cannot see it): check --github OWNER/NAME"
         ) from None
     except GithubException as exc:
-        raise GitHubError(f"GitHub API answered {exc.status} while listing the closed PRs of {config.repo}: try again later") from None
+        raise GitHubError(
+            f"GitHub API answered {exc.status} while listing the closed PRs of {config.repo}: try again later"
+        ) from None
     except OSError as exc:  # requests' connection errors are OSErrors
-        raise GitHubError(f"cannot reach the GitHub API at {api_url} while listing merged PRs ({type(exc).__name__}): check --github-api-url") from None
+        raise GitHubError(
+            f"cannot reach the GitHub API at {api_url} while listing merged PRs ({type(exc).__name__}): check --github-api-url"
+        ) from None
     finally:
         gh.close()
     found.sort(key=lambda m: (m.merged_at, m.number))
