@@ -935,10 +935,16 @@ _APPROVAL = re.compile(r"^\s*(lgtm|looks good( to me)?|approved?|ship it|\+1|ðŸ‘
 _HIGHLIGHT_CHARS = 400
 
 
+# prreport's own report comments open with a hidden marker (see publish.py): not review data.
+_OWN_REPORT = re.compile(r"^\s*<!-- prreport:")
+
+
 def _classify_comment(c: Comment) -> str:
     body = c.body.strip()
     if not body:
         return "empty"
+    if _OWN_REPORT.match(body):
+        return "prreport"
     if _PROCESS.match(body) and len(body.splitlines()) <= 2:
         return "process"
     if _APPROVAL.match(body):
@@ -954,7 +960,7 @@ def _review(bundle: PullRequestBundle) -> dict[str, Any]:
     classified = [(c, _classify_comment(c)) for c in comments]
     highlights = []
     for c, cls in classified:
-        if cls == "empty":
+        if cls in ("empty", "prreport"):
             continue
         body = c.body.strip()
         highlights.append(
@@ -983,7 +989,9 @@ def _review(bundle: PullRequestBundle) -> dict[str, Any]:
     return {
         "available": bundle.review_data_available,
         "review_comments_count": len(bundle.review_comments),
-        "issue_comments_count": len(bundle.issue_comments),
+        "issue_comments_count": sum(
+            1 for c in bundle.issue_comments if not _OWN_REPORT.match(c.body)
+        ),
         "reviews_count": len(bundle.reviews),
         "review_states": dict(sorted(states.items())),
         "class_counts": dict(sorted(Counter(cls for _c, cls in classified).items())),

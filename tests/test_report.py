@@ -564,6 +564,20 @@ def test_review_highlights_separate_process_from_substance():
     assert "Merged with failing checks (`Extra`)" in md
 
 
+def test_prreports_own_comment_is_not_review_data():
+    bundle, findings, diags = hand_built()
+    before = build_model(bundle, findings, diags, CONFIG).review
+    own = Comment(
+        "issue_comment",
+        "github-actions[bot]",
+        "<!-- prreport:report sha256=ab -->\n# PR #35980 report\n...",
+    )
+    bundle = dataclasses.replace(bundle, issue_comments=(*bundle.issue_comments, own))
+    review = build_model(bundle, findings, diags, CONFIG).review
+    assert review["issue_comments_count"] == before["issue_comments_count"]
+    assert all("prreport:report" not in h["body"] for h in review["highlights"])
+
+
 def test_blocking_risks_come_from_findings():
     bundle, findings, diags = hand_built()
     extra = [
