@@ -563,9 +563,10 @@ def test_a_pr_that_only_adds_a_function_is_a_behaviour_change(tmp_path: Path):
     }
     a = _analyse(tmp_path, base, pr)
     assert a.model.summary.verdict == "behavior-change"
-    # A comment-only change proves nothing either way.
+    # A comment-only change keeps the syntax tree equal: behaviour is preserved.
     c = _analyse(tmp_path / "c", base, {"pkg/r.py": "# Routing.\n" + base["pkg/r.py"]})
-    assert c.model.summary.verdict == "unknown"
+    assert c.model.summary.verdict == "pure-refactor"
+    assert [fd.symbol for fd in c.findings if fd.kind == "behavior.unchanged"] == ["<module>"]
 
 
 def test_a_refactor_that_also_adds_a_function_is_a_refactor_with_behaviour_change(tmp_path: Path):

@@ -433,3 +433,29 @@ def test_renamed_file_lines_are_explained_under_either_path(tmp_path):
     model = build_model(result.bundle, [same], [], Config())
     assert model.summary.explained_lines == 2
     assert not _kind(result, "names.unresolved")
+
+
+def test_a_formatting_only_change_is_a_pure_refactor(tmp_path):
+    before = (
+        "TABLE = {'a': 1,\n         'b': 2}\n\n\nclass K:\n    limit = (1,\n             2)\n\n"
+        "    def run(self, x):\n        return self.go(x,\n                       1)\n\n\n"
+        "def f(a, b): return a+b\n"
+    )
+    after = (
+        'TABLE = {"a": 1, "b": 2}\n\n\nclass K:\n    limit = (1, 2)\n\n'
+        "    def run(self, x):\n        return self.go(x, 1)\n\n\n"
+        "def f(a, b):\n    return a + b\n"
+    )
+    result = _pr(tmp_path, {"m.py": before}, {"m.py": after})
+    unchanged = sorted(f.symbol for f in _kind(result, "behavior.unchanged"))
+    assert unchanged == ["<module>", "K.run", "f"]
+    assert _kind(result, "behavior.changed") == []
+    s = result.model.summary
+    assert (s.verdict, s.explained_lines) == ("pure-refactor", s.changed_lines)
+
+
+def test_a_changed_constant_at_module_level_is_not_explained(tmp_path):
+    before = "LIMIT = 10\n\n\ndef f():\n    return LIMIT\n"
+    result = _pr(tmp_path, {"m.py": before}, {"m.py": before.replace("10", "20")})
+    assert _kind(result, "behavior.unchanged") == []
+    assert result.model.summary.verdict == "behavior-change"

@@ -198,11 +198,10 @@ class BehaviorAnalyzer(Analyzer):
                     ("-", n) for n in gone if n not in old_imports and _text(old_lines, n)
                 ] + [("+", n) for n in came if n not in new_imports and _text(new_lines, n)]
             if same:
-                # Only imports and blank lines: the other mechanical analyzers explain the rest.
-                old_imports = _import_lines(old, a.start, a.end)
-                new_imports = _import_lines(new, b.start, b.end)
-                exp = [(f.before_path, "-", n) for n in _blank_or(old_lines, old_imports, gone)]
-                exp += [(f.path, "+", n) for n in _blank_or(new_lines, new_imports, came)]
+                # Equal syntax trees apart from imports: every changed line is an import (which
+                # the import analyzers describe), formatting, a comment or a blank line.
+                exp = [(f.before_path, "-", n) for n in gone]
+                exp += [(f.path, "+", n) for n in came]
                 details["imports_removed"] = _count(old, a) - _count(new, b)
                 out.append(
                     Finding(
@@ -219,7 +218,86 @@ class BehaviorAnalyzer(Analyzer):
                 out.append(
                     Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details)
                 )
+        module = _module_level(f, before, after, removed, added)
+        if module is not None:
+            out.append(module)
         return sorted(out, key=Finding.sort_key)
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _def_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    """Line spans of every function, decorators included, merged and sorted."""
+    spans = sorted(
+        (min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno or n.lineno)
+        for n in ast.walk(tree)
+        if isinstance(n, _DEFS)
+    )
+    merged: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def _outside(spans: list[tuple[int, int]], lines: list[int]) -> list[int]:
+    """The lines that lie in no span."""
+    starts = [lo for lo, _ in spans]
+    out = []
+    for n in lines:
+        i = bisect.bisect_right(starts, n) - 1
+        if i < 0 or n > spans[i][1]:
+            out.append(n)
+    return out
+
+
+def _module_level(
+    f: FileChange, before: ast.Module, after: ast.Module, removed: list[int], added: list[int]
+) -> Finding | None:
+    """``behavior.unchanged`` for ``<module>`` when the changed module- and class-level lines are
+    formatting only: the trees are equal once imports and functions (compared one by one) are left out.
+    """
+    gone = _outside(_def_spans(before), removed)
+    came = _outside(_def_spans(after), added)
+    old_text, new_text = (f.before or "").splitlines(), (f.after or "").splitlines()
+    if not any(_formatting_line(before, old_text, n) for n in gone) and not any(
+        _formatting_line(after, new_text, n) for n in came
+    ):
+        return None  # only imports and blank lines: the import analyzers tell that story
+        return None
+    if not same_tree(before, after, (ast.Import, ast.ImportFrom, *_DEFS)):
+        return None
+    details = {
+        "before_line": 1,
+        "after_line": 1,
+        "before_path": f.before_path,
+        "residual": [],
+        "scope": "module and class level, outside functions",
+    }
+    exp = [(f.before_path, "-", n) for n in gone] + [(f.path, "+", n) for n in came]
+    return Finding(
+        "behavior.unchanged",
+        f.path,
+        None,
+        "<module>",
+        f"module-level code of {f.path} is unchanged apart from imports and formatting",
+        details,
+        tuple(sorted(exp)),
+    )
+
+
+def _formatting_line(tree: ast.Module, lines: list[str], n: int) -> bool:
+    """Whether line ``n`` holds code other than an import statement."""
+    if not _text(lines, n):
+        return False
+    return not any(
+        isinstance(node, (ast.Import, ast.ImportFrom))
+        and node.lineno <= n <= (node.end_lineno or node.lineno)
+        for node in tree.body
+    )
 
 
 def _text(lines: list[str], n: int) -> bool:
