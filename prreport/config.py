@@ -66,6 +66,7 @@ class AnalysisConfig:
     """Analyzer settings."""
 
     cycle_depth: int = 4
+    max_followups: int = 10
     first_party: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
 

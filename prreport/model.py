@@ -80,12 +80,13 @@ class ReportModel:
 
 
 _BEHAVIOUR_CHANGE_KINDS = ("behavior.changed",)
+# Structural refactor findings. ``behavior.unchanged`` explains lines (formatting, imports)
+# but is not a refactor by itself: a feature PR that also reformats is a behaviour change.
 _MECHANICAL_PREFIXES = (
     "import.",
     "loop.",
     "code.",
     "symbol.",
-    "behavior.unchanged",
     "file.renamed",
 )
 _EQUIVALENT = ("byte-identical", "modulo-renames")

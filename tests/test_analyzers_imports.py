@@ -473,3 +473,15 @@ def test_relative_and_absolute_spellings_are_the_same_binding(tmp_path: Path):
     assert not _of(a, "import.added") and not _of(a, "import.removed")
     (g,) = _of(a, "guard.preserved")
     assert g.details["after"] == []
+
+
+def test_follow_up_diffs_are_bounded_by_max_followups(tmp_path: Path):
+    funcs = "".join(f"def f{i}():\n    import mod{i}\n\n    return mod{i}\n\n\n" for i in range(13))
+    base = {"pkg/many.py": "X = 1\n\n\n" + funcs}
+    a = _pr_repo(tmp_path, base, {"pkg/many.py": "X = 2\n\n\n" + funcs})
+    hoistable = [f for f in _of(a, "lazy-import.retained") if f.details["reason"] == "hoistable"]
+    assert len(hoistable) == 13
+    with_diff = [f for f in hoistable if f.details["followup_diff"]]
+    skipped = [f for f in hoistable if f.details.get("followup_skipped")]
+    assert (len(with_diff), len(skipped)) == (10, 3)
+    assert all("+import mod" in f.details["followup_diff"] for f in with_diff)

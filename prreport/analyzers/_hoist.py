@@ -237,20 +237,27 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
-def hoist(text: str, line: int) -> str | None:
-    """The module text with the import statement starting at ``line`` moved to the import block."""
+def parse_for_hoist(text: str) -> MetadataWrapper | None:
+    """The module with position metadata, parsed once per file and reused for every hoist."""
     try:
-        wrapper = MetadataWrapper(cst.parse_module(text))
+        return MetadataWrapper(cst.parse_module(text))
     except cst.ParserSyntaxError:
+        return None
+
+
+def hoist(text: str, line: int, wrapper: MetadataWrapper | None = None) -> str | None:
+    """The module text with the import statement starting at ``line`` moved to the import block."""
+    wrapper = wrapper if wrapper is not None else parse_for_hoist(text)
+    if wrapper is None:
         return None
     tr = _Hoist(line)
     out = wrapper.visit(tr)
     return out.code if tr.removed else None
 
 
-def hoist_diff(path: str, text: str, line: int) -> str:
+def hoist_diff(path: str, text: str, line: int, wrapper: MetadataWrapper | None = None) -> str:
     """A unified diff (``a/path`` → ``b/path``) hoisting the import at ``line``; "" if not possible."""
-    new = hoist(text, line)
+    new = hoist(text, line, wrapper)
     if new is None or new == text:
         return ""
     return "".join(

@@ -290,14 +290,25 @@ def _module_level(
 
 
 def _formatting_line(tree: ast.Module, lines: list[str], n: int) -> bool:
-    """Whether line ``n`` holds code other than an import statement."""
-    if not _text(lines, n):
-        return False
-    return not any(
-        isinstance(node, (ast.Import, ast.ImportFrom))
-        and node.lineno <= n <= (node.end_lineno or node.lineno)
+    """Whether line ``n`` is code other than an import, or a blank line not next to an import."""
+    imports = [
+        (node.lineno, node.end_lineno or node.lineno)
         for node in tree.body
-    )
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]
+
+    def is_import(k: int) -> bool:
+        return any(lo <= k <= hi for lo, hi in imports)
+
+    if _text(lines, n):
+        return not is_import(n)
+    for step in (-1, 1):  # a run of blank lines touching an import belongs to the import block
+        k = n + step
+        while 1 <= k <= len(lines) and not _text(lines, k):
+            k += step
+        if 1 <= k <= len(lines) and is_import(k):
+            return False
+    return True
 
 
 def _text(lines: list[str], n: int) -> bool:

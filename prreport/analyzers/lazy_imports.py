@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._hoist import hoist_diff
+from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
 from prreport.analyzers._pyscope import ImportBinding, PathIndex, ScopeIndex, index
 from prreport.analyzers.imports import scope_index
 from prreport.bundle import PullRequestBundle
@@ -163,6 +163,7 @@ class LazyImportsAnalyzer(Analyzer):
         paths = _path_index(sources)
         body = bundle.pr.body or ""
         findings = []
+        budget = self.config.max_followups  # each codemod re-prints a whole file: keep it bounded
         for path, is_changed in _scanned(bundle, sources):
             ix = _head_index(sources, path)
             if ix is None:
@@ -179,6 +180,7 @@ class LazyImportsAnalyzer(Analyzer):
                 before_keys = {(b.key, b.scope) for b in bx.imports} if bx else set()
             text = sources.text(path, "after" if is_changed else "head") or ""
             diffs: dict[int, str] = {}
+            wrapper: list[Any] = []  # the libcst parse of ``text``, made on first use only
             for b in _lazy(ix):
                 if before_keys is not None and (b.key, b.scope) not in before_keys:
                     continue
@@ -186,9 +188,17 @@ class LazyImportsAnalyzer(Analyzer):
                 target = paths.binding_target(b, path)
                 back = target is not None and _imports_back(target, path, sources, paths)
                 followup = ""
-                if reason == "hoistable":
+                skipped = False
+                if reason == "hoistable" and b.stmt_line not in diffs and budget <= 0:
+                    skipped = True
+                elif reason == "hoistable":
                     if b.stmt_line not in diffs:
-                        diffs[b.stmt_line] = hoist_diff(path, text, b.stmt_line)
+                        budget -= 1
+                        if not wrapper:
+                            wrapper.append(parse_for_hoist(text))
+                        diffs[b.stmt_line] = (
+                            hoist_diff(path, text, b.stmt_line, wrapper[0]) if wrapper[0] else ""
+                        )
                     followup = diffs[b.stmt_line]
                 details = {
                     "module": b.module,
@@ -205,6 +215,8 @@ class LazyImportsAnalyzer(Analyzer):
                     "changed_file": is_changed,
                     "followup_diff": followup,
                 }
+                if skipped:
+                    details["followup_skipped"] = True  # over analysis.max_followups
                 findings.append(
                     Finding(
                         "lazy-import.retained",
