@@ -218,7 +218,7 @@ class BehaviorAnalyzer(Analyzer):
                 out.append(
                     Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details)
                 )
-        module = _module_level(f, before, after, removed, added)
+        module = _module_level(f, old, new, before, after, removed, added)
         if module is not None:
             out.append(module)
         return sorted(out, key=Finding.sort_key)
@@ -227,15 +227,10 @@ class BehaviorAnalyzer(Analyzer):
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _def_spans(tree: ast.Module) -> list[tuple[int, int]]:
-    """Line spans of every function, decorators included, merged and sorted."""
-    spans = sorted(
-        (min([n.lineno, *(d.lineno for d in n.decorator_list)]), n.end_lineno or n.lineno)
-        for n in ast.walk(tree)
-        if isinstance(n, _DEFS)
-    )
+def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping line spans."""
     merged: list[tuple[int, int]] = []
-    for lo, hi in spans:
+    for lo, hi in sorted(spans):
         if merged and lo <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
         else:
@@ -243,31 +238,35 @@ def _def_spans(tree: ast.Module) -> list[tuple[int, int]]:
     return merged
 
 
-def _outside(spans: list[tuple[int, int]], lines: list[int]) -> list[int]:
-    """The lines that lie in no span."""
-    starts = [lo for lo, _ in spans]
-    out = []
-    for n in lines:
-        i = bisect.bisect_right(starts, n) - 1
-        if i < 0 or n > spans[i][1]:
-            out.append(n)
-    return out
+def _inside(spans: list[tuple[int, int]], n: int) -> bool:
+    i = bisect.bisect_right(spans, (n, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= n <= spans[i][1]
 
 
 def _module_level(
-    f: FileChange, before: ast.Module, after: ast.Module, removed: list[int], added: list[int]
+    f: FileChange,
+    old: _Index,
+    new: _Index,
+    before: ast.Module,
+    after: ast.Module,
+    removed: list[int],
+    added: list[int],
 ) -> Finding | None:
     """``behavior.unchanged`` for ``<module>`` when the changed module- and class-level lines are
     formatting only: the trees are equal once imports and functions (compared one by one) are left out.
     """
-    gone = _outside(_def_spans(before), removed)
-    came = _outside(_def_spans(after), added)
-    old_text, new_text = (f.before or "").splitlines(), (f.after or "").splitlines()
-    if not any(_formatting_line(before, old_text, n) for n in gone) and not any(
-        _formatting_line(after, new_text, n) for n in came
-    ):
-        return None  # only imports and blank lines: the import analyzers tell that story
+    old_defs = _merge((d.start, d.end) for d in old.functions.values())
+    new_defs = _merge((d.start, d.end) for d in new.functions.values())
+    gone = [n for n in removed if not _inside(old_defs, n)]
+    came = [n for n in added if not _inside(new_defs, n)]
+    if not gone and not came:
         return None
+    old_text, new_text = (f.before or "").splitlines(), (f.after or "").splitlines()
+    old_imp, new_imp = _merge(old.import_spans), _merge(new.import_spans)
+    if not any(_formatting_line(old_imp, old_text, n) for n in gone) and not any(
+        _formatting_line(new_imp, new_text, n) for n in came
+    ):
+        return None  # only imports and the blank lines around them: the import analyzers tell that
     if not same_tree(before, after, (ast.Import, ast.ImportFrom, *_DEFS)):
         return None
     details = {
@@ -289,24 +288,15 @@ def _module_level(
     )
 
 
-def _formatting_line(tree: ast.Module, lines: list[str], n: int) -> bool:
+def _formatting_line(imports: list[tuple[int, int]], lines: list[str], n: int) -> bool:
     """Whether line ``n`` is code other than an import, or a blank line not next to an import."""
-    imports = [
-        (node.lineno, node.end_lineno or node.lineno)
-        for node in tree.body
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-    ]
-
-    def is_import(k: int) -> bool:
-        return any(lo <= k <= hi for lo, hi in imports)
-
     if _text(lines, n):
-        return not is_import(n)
+        return not _inside(imports, n)
     for step in (-1, 1):  # a run of blank lines touching an import belongs to the import block
         k = n + step
         while 1 <= k <= len(lines) and not _text(lines, k):
             k += step
-        if 1 <= k <= len(lines) and is_import(k):
+        if 1 <= k <= len(lines) and _inside(imports, k):
             return False
     return True
 
