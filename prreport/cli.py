@@ -12,7 +12,15 @@ import click
 
 from prreport import __version__
 from prreport.bundle import bundle_to_json
-from prreport.config import FORMATS, LANGS, Config, load_config
+from prreport.cli_options import (
+    config_option,
+    debug_option,
+    fail_on_option,
+    lang_option,
+    quiet_option,
+    report_out_option,
+)
+from prreport.config import FORMATS, Config, load_config
 from prreport.errors import ConfigError, PrreportError
 from prreport.output import write_all, write_atomic
 from prreport.sources import Source
@@ -160,30 +168,12 @@ _EPILOG = "Other commands: " + ", ".join(
     metavar="LIST",
     help="Comma-separated output formats: md, html, json (default: md,json).",
 )
-@click.option(
-    "--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/)."
-)
-@click.option("--lang", type=click.Choice(LANGS), help="Report language (default: en).")
-@click.option(
-    "--config",
-    "config_path",
-    metavar="FILE",
-    help="Configuration file (default: ./config.toml if present).",
-)
-@click.option(
-    "--quiet",
-    "-q",
-    is_flag=True,
-    default=None,
-    help="Do not print the Markdown report on the terminal.",
-)
-@click.option(
-    "--fail-on",
-    "fail_on",
-    metavar="KINDS",
-    help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped or cycle.*.",
-)
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@report_out_option
+@lang_option
+@config_option
+@quiet_option("report")
+@fail_on_option
+@debug_option
 def report_cmd(
     target: str | None,
     repo: str | None,

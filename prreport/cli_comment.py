@@ -12,7 +12,14 @@ from typing import Any
 
 import click
 
-from prreport.config import FORMATS, LANGS
+from prreport.cli_options import (
+    config_option,
+    debug_option,
+    fail_on_option,
+    lang_option,
+    report_out_option,
+)
+from prreport.config import FORMATS
 from prreport.errors import ConfigError, OutputError
 from prreport.gate import gate_failure, parse_fail_on
 
@@ -151,16 +158,9 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
     metavar="LIST",
     help="Report files to write as well: md, html, json (default: md,json).",
 )
-@click.option(
-    "--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/)."
-)
-@click.option("--lang", type=click.Choice(LANGS), help="Report language (default: en).")
-@click.option(
-    "--fail-on",
-    "fail_on",
-    metavar="KINDS",
-    help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped.",
-)
+@report_out_option
+@lang_option
+@fail_on_option
 @click.option(
     "--artifact",
     metavar="NAME",
@@ -187,13 +187,8 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
     default=None,
     help="Do not use the on-disk HTTP cache (GitHub source).",
 )
-@click.option(
-    "--config",
-    "config_path",
-    metavar="FILE",
-    help="Configuration file (default: ./config.toml if present).",
-)
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@config_option
+@debug_option
 def comment_cmd(
     number: str | None,
     github_repo: str | None,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from prreport.cli_options import config_option, debug_option, quiet_option
 from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError
 
@@ -97,20 +98,9 @@ def _show_progress() -> bool:
     metavar="FILE",
     help="Render (and --publish) a digest JSON written earlier; no analysis.",
 )
-@click.option(
-    "--config",
-    "config_path",
-    metavar="FILE",
-    help="Configuration file (default: ./config.toml if present).",
-)
-@click.option(
-    "--quiet",
-    "-q",
-    is_flag=True,
-    default=None,
-    help="Do not print the Markdown digest on the terminal.",
-)
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@config_option
+@quiet_option("digest")
+@debug_option
 def digest_cmd(
     week: str | None,
     since: str | None,
