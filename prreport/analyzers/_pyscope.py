@@ -119,7 +119,7 @@ class ScopeIndex:
 
 
 # Statements without nested bodies: the walk never descends into them.
-_SIMPLE: frozenset[type[ast.stmt]] = frozenset(
+SIMPLE_STATEMENTS: frozenset[type[ast.stmt]] = frozenset(
     {
         ast.Expr,
         ast.Assign,
@@ -247,7 +247,7 @@ class _Walker:
             t = type(st)
             if wanted is None or t in wanted:
                 on_stmt(st, scope, ctx)
-            if t in _SIMPLE:
+            if t in SIMPLE_STATEMENTS:
                 continue
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if scope == MODULE_SCOPE:

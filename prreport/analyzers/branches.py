@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks, same_tree
+from prreport.analyzers._pyscope import SIMPLE_STATEMENTS
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 
@@ -75,7 +76,7 @@ def _collect(
         if not isinstance(stmts, list):
             continue
         for i, st in enumerate(stmts):
-            if isinstance(st, _SIMPLE):
+            if type(st) in SIMPLE_STATEMENTS:
                 continue  # no bodies, so no chains
             if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 inner = (
@@ -102,26 +103,6 @@ def _collect(
                 out.append(_chain(scope, stmts, i))
             if isinstance(st, ast.AST):
                 _collect(st, inner, keep, out)
-
-
-# Statements without bodies (the walk never looks into them).
-_SIMPLE = (
-    ast.Expr,
-    ast.Assign,
-    ast.AugAssign,
-    ast.AnnAssign,
-    ast.Return,
-    ast.Import,
-    ast.ImportFrom,
-    ast.Pass,
-    ast.Break,
-    ast.Continue,
-    ast.Raise,
-    ast.Delete,
-    ast.Global,
-    ast.Nonlocal,
-    ast.Assert,
-)
 
 
 def _touches(lines: list[int]) -> Callable[[ast.AST, str], bool]:
