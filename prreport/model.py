@@ -1167,6 +1167,7 @@ def _risks(
                 fd,
                 module=fd.details.get("module", fd.symbol),
                 forbidden=list(fd.details.get("forbidden", [])),
+                importers=list(fd.details.get("importers", [])) or [fd.path],
                 contract=fd.details.get("contract", ""),
             )
             for fd in of("contract.implicit")
