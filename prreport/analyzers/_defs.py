@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from prreport.analyzers import SourceFiles
-from prreport.bundle import FileChange
+from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
+from prreport.findings import ContextRequest
 
 
 @dataclass(frozen=True)
@@ -429,3 +430,16 @@ def pass_line(
     ):
         return ((f.path, "+", body[0].lineno),)
     return ()
+
+
+# Context files fetched to read the text of reference hits (keeps huge greps bounded).
+_MAX_HIT_FILES = 40
+
+
+def reference_request(bundle: PullRequestBundle, names: set[str]) -> ContextRequest:
+    """Search the repository for ``names``, then fetch (a bounded number of) the files they occur in."""
+    changed = {f.path for f in bundle.files}
+    files = sorted(
+        {hit.rsplit(":", 1)[0] for n in names for hit in bundle.references.get(n, ())} - changed
+    )[:_MAX_HIT_FILES]
+    return ContextRequest(files=frozenset(files), references=frozenset(names))

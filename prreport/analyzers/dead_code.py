@@ -15,14 +15,12 @@ from prreport.analyzers._defs import (
     lines_with_blanks,
     pass_line,
     placeholder_kind,
+    reference_request,
     word_hits,
 )
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
-
-# Context files fetched to read the text of reference hits (keeps huge greps bounded).
-_MAX_HIT_FILES = 40
 
 
 def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
@@ -73,12 +71,9 @@ class DeadCodeAnalyzer(Analyzer):
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """Search the repository for every removed name, then fetch the files it was found in."""
-        names = {d.name for d in candidates(definition_changes(sources), sources)}
-        changed = {f.path for f in bundle.files}
-        files = sorted(
-            {hit.rsplit(":", 1)[0] for n in names for hit in bundle.references.get(n, ())} - changed
-        )[:_MAX_HIT_FILES]
-        return ContextRequest(files=frozenset(files), references=frozenset(names))
+        return reference_request(
+            bundle, {d.name for d in candidates(definition_changes(sources), sources)}
+        )
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.dead-removed`` for each unreferenced removed definition."""

@@ -16,6 +16,7 @@ from prreport.analyzers._defs import (
     file_index,
     lines_with_blanks,
     module_of,
+    reference_request,
     residual,
     word_hits,
 )
@@ -23,7 +24,6 @@ from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
 
 _FAMILY = {"function": "callable", "method": "callable", "class": "class"}
-_MAX_HIT_FILES = 40
 
 
 @dataclass(frozen=True)
@@ -103,12 +103,7 @@ class SymbolsAnalyzer(Analyzer):
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """Search the repository for old names, then fetch the files they occur in."""
-        names = {m.old.name for m in moves(definition_changes(sources))}
-        changed = {f.path for f in bundle.files}
-        files = sorted(
-            {hit.rsplit(":", 1)[0] for n in names for hit in bundle.references.get(n, ())} - changed
-        )[:_MAX_HIT_FILES]
-        return ContextRequest(files=frozenset(files), references=frozenset(names))
+        return reference_request(bundle, {m.old.name for m in moves(definition_changes(sources))})
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``symbol.moved`` / ``symbol.renamed`` with call-site and shim evidence."""
