@@ -298,13 +298,7 @@ def comment_cmd(
                     )
                 expect = head_sha or _event_head(event)
                 token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
-                publisher = publish.CommentPublisher(
-                    post_repo,
-                    token,
-                    config.github.api_url,
-                    config.github.timeout,
-                    config.github.retries,
-                )
+                publisher = publish.CommentPublisher(post_repo, token, config.github)
                 try:
                     result = publisher.publish(pr_number, comment, expect_head=expect)
                 finally:

@@ -10,9 +10,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from prreport import __version__
 from prreport.config import GitHubConfig
-from prreport.errors import ConfigError, GitHubError
+from prreport.errors import ConfigError
 from prreport.publish import (
     ACTIONS_BOT,
     COMMENT_LIMIT,
@@ -81,26 +80,19 @@ def publish_digest_issue(
     lang: str = "en",
 ) -> IssueResult:
     """Create this window's digest issue, or edit ours in place (nothing when the body is equal)."""
-    from github import Auth, Github, GithubException
+    from github import GithubException
+
+    from prreport.sources._github_client import api_base, api_error, new_client
 
     if not token:
         raise ConfigError(
             "no GitHub token to publish the digest issue: set GITHUB_TOKEN (or GH_TOKEN)"
         )
-    api_url = (config.api_url or "https://api.github.com").rstrip("/")
+    api_url = api_base(config)
     body = issue_body(markdown, repo, label, _run_pointer(lang, label), lang)
     marker = issue_marker(repo, label)
     title = issue_title(repo, label, lang)
-    gh = Github(
-        auth=Auth.Token(token),
-        base_url=api_url,
-        timeout=config.timeout,
-        retry=config.retries,
-        per_page=100,
-        lazy=True,
-        user_agent=f"prreport/{__version__}",
-        seconds_between_requests=None,
-    )
+    gh = new_client(config, token)
     doing = "reading the token's user"
     try:
         try:
@@ -130,18 +122,9 @@ def publish_digest_issue(
         doing = f"editing issue #{issue.number}"
         issue.edit(title=title, body=body)
         return IssueResult("updated", int(issue.number), str(issue.html_url or ""))
-    except GithubException as exc:
-        hint = {
-            401: "set a valid GITHUB_TOKEN",
-            403: "the token needs 'issues: write'",
-            404: "check --github OWNER/NAME",
-        }
-        raise GitHubError(
-            f"GitHub answered {exc.status} while {doing} on {repo}: {hint.get(exc.status or 0, 'try again later')}"
-        ) from None
-    except OSError as exc:  # requests' connection errors are OSErrors
-        raise GitHubError(
-            f"cannot reach the GitHub API at {api_url} while {doing} ({type(exc).__name__}): check --github-api-url"
+    except (GithubException, OSError) as exc:  # requests' connection errors are OSErrors
+        raise api_error(
+            exc, doing, repo, api_url, {403: "the token needs 'issues: write'"}
         ) from None
     finally:
         gh.close()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from prreport.config import GitHubConfig
 from prreport.errors import ConfigError, GitHubError, OutputError
 
 COMMENT_LIMIT = 65_536  # GitHub answers 422 "Body is too long" above this many characters
@@ -299,30 +300,15 @@ class PublishResult:
 class CommentPublisher:
     """Keeps exactly one prreport comment on a PR, written by the token's own user."""
 
-    def __init__(
-        self,
-        repo: str,
-        token: str,
-        api_url: str = "https://api.github.com",
-        timeout: int = 30,
-        retries: int = 3,
-    ) -> None:
-        from github import Auth, Github
+    def __init__(self, repo: str, token: str, config: GitHubConfig) -> None:
+        from prreport.sources._github_client import new_client
 
         if not token:
             raise ConfigError(
                 "no GitHub token to post the comment: set GITHUB_TOKEN (or GH_TOKEN), or use --dry-run"
             )
         self.repo_name = repo
-        self._gh = Github(
-            auth=Auth.Token(token),
-            base_url=api_url.rstrip("/"),
-            timeout=timeout,
-            retry=retries,
-            per_page=100,
-            lazy=True,
-            seconds_between_requests=None,
-        )
+        self._gh = new_client(config, token)
         self._repo = self._gh.get_repo(repo, lazy=True)
 
     def close(self) -> None:

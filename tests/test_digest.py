@@ -511,3 +511,36 @@ def test_weekly_workflow_is_scheduled_off_minute_with_least_privilege():
         [zizmor, "--offline", "--min-severity", "high", str(wf)], capture_output=True, text=True
     )
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize(
+    "fault, repo, needle",
+    [
+        ("401", "acme/widgets", "rejected the token (401) while listing the closed PRs"),
+        ("500", "acme/widgets", "GitHub answered 500 while listing the closed PRs on acme/widgets"),
+        (None, "acme/nope", "repository acme/nope not found at"),
+    ],
+)
+def test_github_digest_errors_are_one_line(gh_server, tmp_path: Path, fault, repo, needle):
+    if fault:
+        # More failures than retries, so the error surfaces; the server is shared: bounded.
+        gh_server.inject(fault, "/repos/acme/widgets/pulls", times=8)
+    res = run_cli(
+        "digest",
+        "--github",
+        repo,
+        "--github-api-url",
+        gh_server.url,
+        "--week",
+        WEEK,
+        "--out",
+        str(tmp_path / "out"),
+        "-q",
+        cwd=tmp_path,
+        env={"GITHUB_TOKEN": TOKEN, "CI": "true", "PRREPORT_GITHUB_RETRIES": "1"},
+    )
+    gh_server.faults.clear()
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], res.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.*"))

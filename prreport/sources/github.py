@@ -11,10 +11,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import inspect
 import itertools
 import json
-import logging
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -23,17 +21,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import github
 import requests
-from github import Auth, Github, GithubException, GithubRetry
+from github import Github, GithubException
 from github.GithubException import (
     BadCredentialsException,
     RateLimitExceededException,
     UnknownObjectException,
 )
-from urllib3.util.retry import Retry
 
-from prreport import __version__
 from prreport.bundle import (
     CheckResult,
     Comment,
@@ -46,6 +41,7 @@ from prreport.bundle import (
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
 from prreport.series import SeriesKey, parse_time, referenced_numbers, related_candidates, series_of
+from prreport.sources._github_client import api_base, new_client, retry_status
 from prreport.sources._github_http import cache_namespace, install_cache
 from prreport.sources._github_patch import reverse_apply
 from prreport.sources._text import decode_text
@@ -125,38 +121,8 @@ class GitHubSource:
     def _client(self) -> Github:
         if self._gh is not None:
             return self._gh
-        # PyGithub logs every retry at INFO on its own stderr handler: keep the CLI to one line.
-        if logging.getLogger("github").level == logging.INFO:
-            github.set_log_level(logging.WARNING)
-        scheme = urlsplit(self.api_url).scheme
-        if scheme not in ("http", "https"):
-            raise GitHubError(
-                f"github.api_url must be an http(s) URL, got {self.api_url!r} (--github-api-url)"
-            )
-        wait = self.config.max_rate_limit_wait
-        retry_kw: dict[str, Any] = {}
-        if "retry_after_max" in inspect.signature(Retry.__init__).parameters:
-            retry_kw["retry_after_max"] = wait  # urllib3 >= 2.5 caps Retry-After sleeps
-        retry = GithubRetry(
-            total=self.config.retries,
-            backoff_factor=0.5,
-            backoff_max=10,
-            # Never sleep longer than configured for a rate limit: raise instead.
-            max_rate_limit_wait=wait,
-            secondary_rate_wait=min(60, wait),
-            **retry_kw,
-        )
-        self._gh = Github(
-            auth=Auth.Token(self._token) if self._token else None,
-            base_url=self.api_url,
-            timeout=self.config.timeout,
-            per_page=100,
-            retry=retry,
-            lazy=True,
-            user_agent=f"prreport/{__version__}",
-            # Requests are serial already; PyGithub's default 0.25 s pause only adds latency.
-            seconds_between_requests=None,
-        )
+        scheme = urlsplit(api_base(self.config)).scheme
+        self._gh = new_client(self.config, self._token)
         if self.config.cache:
             ns = Path(self.config.cache_dir) / "github" / cache_namespace(self._token, self.api_url)
             try:
@@ -193,7 +159,7 @@ class GitHubSource:
         except GithubException as exc:
             raise self._status_error(exc.status, _message(exc.data), what) from None
         except requests.exceptions.RetryError as exc:
-            status = _status_of(exc)
+            status = retry_status(exc)
             if status == 403:  # GithubRetry retries a 403 only when it is a rate limit
                 raise GitHubError(
                     f"GitHub API rate limit exhausted while {what} for {where} and retries used up "
@@ -733,8 +699,3 @@ def _message(data: Any) -> str:
     if isinstance(data, dict):
         return str(data.get("message") or "")
     return ""
-
-
-def _status_of(exc: Exception) -> int | None:
-    m = re.search(r"too many (\d{3}) error", str(exc))
-    return int(m.group(1)) if m else None

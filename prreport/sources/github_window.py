@@ -10,11 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from urllib.parse import urlsplit
 
-from prreport import __version__
 from prreport.config import GitHubConfig
-from prreport.errors import GitHubError
 
 
 @dataclass(frozen=True)
@@ -38,25 +35,13 @@ def merged_in_window(
     config: GitHubConfig, since: datetime, until: datetime, per_page: int = 100
 ) -> list[MergedInfo]:
     """PRs merged in ``[since, until)``, oldest first; pages are fetched only until the window is passed."""
-    from github import Auth, Github, GithubException
-    from github.GithubException import BadCredentialsException, UnknownObjectException
+    from github import GithubException
 
-    api_url = (config.api_url or "https://api.github.com").rstrip("/")
-    if urlsplit(api_url).scheme not in ("http", "https"):
-        raise GitHubError(
-            f"github.api_url must be an http(s) URL, got {api_url!r} (--github-api-url)"
-        )
+    from prreport.sources._github_client import api_base, api_error, new_client
+
+    api_url = api_base(config)
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
-    gh = Github(
-        auth=Auth.Token(token) if token else None,
-        base_url=api_url,
-        timeout=config.timeout,
-        per_page=per_page,
-        retry=config.retries,
-        lazy=True,
-        user_agent=f"prreport/{__version__}",
-        seconds_between_requests=None,
-    )
+    gh = new_client(config, token, per_page=per_page)
     found: list[MergedInfo] = []
     try:
         repo = gh.get_repo(config.repo)
@@ -76,22 +61,8 @@ def merged_in_window(
                     url=str(pr.html_url or ""),
                 )
             )
-    except BadCredentialsException:
-        raise GitHubError(
-            f"GitHub at {api_url} rejected the token (401) while listing merged PRs: set a valid GITHUB_TOKEN"
-        ) from None
-    except UnknownObjectException:
-        raise GitHubError(
-            f"repository {config.repo} not found at {api_url} (or the token cannot see it): check --github OWNER/NAME"
-        ) from None
-    except GithubException as exc:
-        raise GitHubError(
-            f"GitHub API answered {exc.status} while listing the closed PRs of {config.repo}: try again later"
-        ) from None
-    except OSError as exc:  # requests' connection errors are OSErrors
-        raise GitHubError(
-            f"cannot reach the GitHub API at {api_url} while listing merged PRs ({type(exc).__name__}): check --github-api-url"
-        ) from None
+    except (GithubException, OSError) as exc:  # requests' connection errors are OSErrors
+        raise api_error(exc, "listing the closed PRs", config.repo, api_url) from None
     finally:
         gh.close()
     found.sort(key=lambda m: (m.merged_at, m.number))
