@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 import types
 import typing
@@ -217,13 +218,22 @@ def bundle_from_json(text: str, origin: str = "bundle") -> PullRequestBundle:
     return _from_jsonable(PullRequestBundle, data, origin)
 
 
+def bundle_file_bytes(bundle: PullRequestBundle, path: str | Path) -> bytes:
+    """The bytes of a bundle file: JSON, gzip-compressed (reproducibly) when ``path`` ends in ``.gz``."""
+    data = bundle_to_json(bundle).encode("utf-8")
+    return gzip.compress(data, mtime=0) if str(path).endswith(".gz") else data
+
+
 def load_bundle(path: str | Path) -> PullRequestBundle:
-    """Read a bundle saved with ``--save-bundle``."""
+    """Read a bundle saved with ``--save-bundle`` (plain or gzip-compressed JSON)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = p.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise BundleError(f"bundle file {p} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:
         raise BundleError(f"bundle file {p} cannot be read ({exc})") from None
     return bundle_from_json(text, origin=str(p))

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from prreport import __version__
-from prreport.bundle import bundle_to_json
+from prreport.bundle import bundle_file_bytes
 from prreport.cli_options import (
     config_option,
     debug_option,
@@ -160,7 +160,7 @@ _EPILOG = "Other commands: " + ", ".join(
 @click.option(
     "--save-bundle",
     metavar="FILE",
-    help="Also save the fetched bundle as JSON for later or offline analysis.",
+    help="Also save the fetched bundle as JSON (gzip-compressed if FILE ends in .gz).",
 )
 @click.option(
     "--format",
@@ -232,7 +232,7 @@ def report_cmd(
         analysis = analyse(bundle, config, debug=debug)
         outputs = render_outputs(analysis, config, Path(config.report.out_dir))
         if save_bundle:
-            write_atomic(Path(save_bundle), bundle_to_json(bundle))
+            write_atomic(Path(save_bundle), bundle_file_bytes(bundle, save_bundle))
         write_all(outputs)
         if not config.report.quiet:
             md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)

@@ -19,7 +19,7 @@ def report_stem(repo: str, number: int | None, target: str) -> str:
     return f"{safe_repo}-rev-{safe_target}"
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | bytes) -> None:
     """Write via a temporary file in the same directory and rename, so a crash leaves no half file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -29,8 +29,9 @@ def write_atomic(path: Path, text: str) -> None:
             f"cannot write to {path.parent}: {exc.strerror} (use --out DIR)"
         ) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
