@@ -37,10 +37,10 @@ DIGEST_SCHEMA = "prreport.digest/1"
 _SQUASH_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _WEEK = re.compile(r"^(\d{4})-?W(\d{1,2})$", re.IGNORECASE)
 
-# Verdicts (prreport.model) that mean the PR changes what the code does.
+# Verdicts (prreport.report) that mean the PR changes what the code does.
 _BEHAVIOUR_VERDICTS = ("behavior-change", "refactor-with-behavior-change")
 
-# Risk severities (prreport.model) in the order a reader wants them.
+# Risk severities (prreport.report) in the order a reader wants them.
 _SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
 _TOP_RISKS = 20
 
@@ -195,7 +195,7 @@ def _pr_title(entry: LogEntry) -> str:
 # What the per-PR facts are computed by (the bundle itself is hashed separately).
 _FACT_CODE = (
     "analyzers",
-    "model.py",
+    "report",
     "pipeline.py",
     "findings.py",
     "classify.py",

@@ -10,9 +10,10 @@ from prreport.analyzers import SourceFiles, collect_requests, run_analyzers, sel
 from prreport.bundle import PullRequestBundle
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
-from prreport.model import ReportModel, build_model
 from prreport.output import report_stem
 from prreport.render import render_html, render_json, render_markdown
+from prreport.report.build import build_model
+from prreport.report.model import ReportModel
 from prreport.sources import Source
 
 # Rounds of context fetching: analyzers may follow imports of fetched files (cycle safety).

@@ -15,8 +15,8 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 from prreport.config import AnalysisConfig, Config, GitConfig
-from prreport.model import build_model
 from prreport.pipeline import Analysis, analyse, gather
+from prreport.report.build import build_model
 from prreport.sources.git import GitSource
 from tests.fixtures.seed_pr import PKG, PR_NUMBER
 from tests.gitrepo import Repo

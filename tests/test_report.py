@@ -25,7 +25,6 @@ from prreport.bundle import (
 )
 from prreport.config import Config, GitConfig, ReportConfig
 from prreport.findings import Diagnostic, Finding
-from prreport.model import build_model
 from prreport.pipeline import analyse, gather
 from prreport.render import (
     extract_motivation,
@@ -34,6 +33,7 @@ from prreport.render import (
     render_markdown,
     summary_texts,
 )
+from prreport.report.build import build_model
 from prreport.sources.git import GitSource
 from tests.fixtures import seed_pr
 

@@ -1,0 +1,23 @@
+"""Markdown renderers: the report and the weekly digest, from their templates."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from prreport.render.templates import environment
+from prreport.render.view import report_view
+from prreport.report.model import ReportModel
+
+
+def render_markdown(model: ReportModel, lang: str) -> str:
+    """The Markdown report in ``lang``."""
+    tpl = environment().get_template(f"{lang}/report.md.j2")
+    text = tpl.render(m=model, r=report_view(model, lang))
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+def render_digest_markdown(digest: dict[str, Any], lang: str) -> str:
+    """The weekly digest in Markdown; ``digest`` is the digest's JSON value."""
+    tpl = environment().get_template(f"{lang}/digest.md.j2")
+    return tpl.render(d=digest).rstrip() + "\n"

@@ -1,0 +1,305 @@
+"""Per-file facts: findings grouped into what a file's description and breakdown item state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prreport.findings import Finding
+from prreport.report.model import FileEntry
+from prreport.report.verdict import accounted, proves_equivalence
+
+_IMPORT_MOVES = ("import.hoisted", "import.sunk", "import.moved", "import.added", "import.removed")
+# Kinds that only describe context (safety evidence) and never make a change "logic".
+_CONTEXT_KINDS = {
+    "behavior.unchanged",
+    "cycle.safe",
+    "contract.implicit",
+    "guard.preserved",
+    "lazy-import.retained",
+    "names.unused-import",
+}
+
+
+def change_type_of(cat: str, fds: list[Finding], status: str, moved_out: bool = False) -> str:
+    if cat in ("test", "docs", "ci", "build", "config", "data"):
+        return cat
+    kinds = {fd.kind for fd in fds}
+    if status == "renamed" and not kinds - {"file.renamed"}:
+        return "rename"
+    if "behavior.changed" in kinds or any(fd.details.get("behavior_change") is True for fd in fds):
+        return "logic"
+    if moved_out:
+        return "refactor"
+    moving = kinds - _CONTEXT_KINDS
+    if moving and all(k.startswith(("import.", "loop.", "guard.")) for k in moving):
+        return "dependency-wiring"
+    if kinds & {"behavior.unchanged"} or any(k.startswith(("code.", "symbol.")) for k in kinds):
+        return "refactor"
+    return "change"
+
+
+def file_order(f: FileEntry) -> tuple[int, int, str]:
+    """Source files with findings first, then other source, then the rest by category."""
+    cat_rank = ("source", "test", "config", "build", "ci", "docs", "data")
+    rank = cat_rank.index(f.category) if f.category in cat_rank else len(cat_rank)
+    return (rank, 0 if f.finding_kinds else 1, f.path)
+
+
+def file_symbols(fds: list[Finding]) -> tuple[str, ...]:
+    """Symbols of a file, most telling first (moved names and loop scopes), without duplicates."""
+    order = {kind: i for i, kind in enumerate(SYMBOL_PRIORITY)}
+    ranked = sorted(
+        (order.get(fd.kind, len(order)), fd.symbol)
+        for fd in fds
+        if fd.symbol and not fd.kind.startswith(("file.", "cycle.", "contract."))
+    )
+    seen: dict[str, None] = {}
+    for _rank, sym in ranked:
+        seen.setdefault(short_scope(sym), None)
+    return tuple(seen)
+
+
+def short_scope(scope: str) -> str:
+    """Last two parts of a qualname without ``<locals>`` (``start_prefill_thread.bootstrap_thread``)."""
+    parts = [p for p in scope.split(".") if p != "<locals>"]
+    return ".".join(parts[-2:]) if parts else scope
+
+
+def guard_texts(value: Any) -> list[str]:
+    """Guard texts, without the enclosing loops (the loop is the same before and after)."""
+    return [
+        g.get("text", "") for g in value or [] if isinstance(g, dict) and g.get("kind") != "loop"
+    ]
+
+
+# Every key is always present (templates run with StrictUndefined).
+_FACT_KEYS = (
+    "hoisted",
+    "sunk",
+    "moved",
+    "added",
+    "removed",
+    "imports_removed",
+    "imports_remaining",
+    "imports_added",
+    "guards_preserved",
+    "guards_changed",
+    "guards_dropped",
+    "behavior_unchanged",
+    "behavior_changed",
+    "code",
+    "retained",
+    "unresolved",
+    "unused",
+    "not_checkable",
+    "behavior_accounted",
+    "cycle_safe",
+    "cycle_unchecked",
+    "cycle_risk",
+    "moved_out",
+)
+
+
+def moved_out_of(findings: list[Finding]) -> dict[str, list[dict[str, Any]]]:
+    """Definitions that left a file (``symbol.moved`` to another file), keyed by their old path."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for fd in findings:
+        d = fd.details
+        if fd.kind == "symbol.moved" and d.get("old_path") and d.get("old_path") != fd.path:
+            out.setdefault(d["old_path"], []).append(
+                {
+                    "symbol": fd.symbol,
+                    "old_qualname": d.get("old_qualname", fd.symbol),
+                    "new_path": fd.path,
+                    "new_module": d.get("new_module", ""),
+                    "shim": bool(d.get("shim")),
+                    "in_all": bool(d.get("in_all")),
+                    "call_sites_updated": d.get("call_sites_updated") is not False,
+                }
+            )
+    return out
+
+
+def _code_fact(fd: Finding) -> dict[str, Any]:
+    """A ``code.*``/``symbol.*`` finding as the description needs it: what, where, and whether proven."""
+    d = fd.details
+    sites = [
+        {
+            "scope": site.get("scope", ""),
+            "class": site.get("class", ""),
+            "equality": site.get("equality", ""),
+            "call_lines": list(site.get("call_lines", [])),
+            "inherits_new_home": site.get("inherits_new_home"),
+        }
+        for site in d.get("sites", [])
+    ]
+    return {
+        "kind": fd.kind,
+        "symbol": fd.symbol,
+        "line": fd.line,
+        "verified": proves_equivalence(fd),
+        "behavior_change": d.get("behavior_change") is True,
+        "equality": d.get("equality", ""),
+        # code.extracted
+        "home_kind": d.get("home_kind", ""),
+        "sites": sites,
+        # code.branches-collapsed
+        "pattern": d.get("pattern", ""),
+        "proven": d.get("proven"),
+        "method": d.get("method", ""),
+        "subject": d.get("subject", ""),
+        "subject_values": list(d.get("values", [])),
+        "statement": d.get("statement", ""),
+        "before_branches": d.get("before_branches"),
+        "after_branches": d.get("after_branches"),
+        # code.dead-removed
+        "def_kind": d.get("kind", d.get("definition_kind", "")),
+        "before_line": d.get("before_line"),
+        "before_end": d.get("before_end"),
+        "reference_scope": d.get("reference_scope", ""),
+        # code.override-removed
+        "body_kind": d.get("body_kind", ""),
+        "base": d.get("base", ""),
+        "base_path": d.get("base_path", ""),
+        "base_line": d.get("base_line"),
+        "base_provides": d.get("base_provides"),
+        "base_body_kind": d.get("base_body_kind", ""),
+        # symbol.moved / symbol.renamed
+        "old_qualname": d.get("old_qualname", ""),
+        "old_path": d.get("old_path", ""),
+        "new_path": d.get("new_path", fd.path),
+        "shim": bool(d.get("shim")),
+        "in_all": bool(d.get("in_all")),
+        "call_sites_updated": d.get("call_sites_updated"),
+        "stale_references": list(d.get("stale_references", [])),
+    }
+
+
+def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Group one file's findings into the facts its description and breakdown item state."""
+    facts: dict[str, Any] = {key: [] for key in _FACT_KEYS}
+    facts["moved_out"] = list(moved_out or [])
+
+    def add(key: str, value: Any) -> None:
+        facts[key].append(value)
+
+    for fd in fds:
+        d = fd.details
+        k = fd.kind
+        if k in _IMPORT_MOVES:
+            add(
+                k.split(".")[1],
+                {
+                    "symbol": fd.symbol,
+                    "module": d.get("module", ""),
+                    "from_scope": d.get("from_scope", ""),
+                    "to_scope": d.get("to_scope", ""),
+                    "line": fd.line,
+                    "merged_into_existing": bool(d.get("merged_into_existing", False)),
+                    "from_context": list(d.get("from_context", [])),
+                },
+            )
+        elif k.startswith("loop."):
+            add(
+                k.split(".")[1].replace("-", "_"),
+                {
+                    "scope": fd.symbol,
+                    "loop": d.get("loop", ""),
+                    "before": d.get("before", 0),
+                    "after": d.get("after", 0),
+                    "line": fd.line,
+                },
+            )
+        elif k.startswith("guard."):
+            add(
+                "guards_" + k.split(".")[1],
+                {
+                    "symbol": fd.symbol,
+                    "line": fd.line,
+                    "scope": d.get("scope", ""),
+                    "before": guard_texts(d.get("before")),
+                    "after": guard_texts(d.get("after")),
+                },
+            )
+        elif accounted(fd):
+            add(
+                "behavior_accounted",
+                {"symbol": fd.symbol, "line": fd.line, "by": list(d.get("accounted_by", []))},
+            )
+        elif k in ("behavior.unchanged", "behavior.changed"):
+            add(
+                k.replace(".", "_"),
+                {"symbol": fd.symbol, "line": fd.line, "residual": list(d.get("residual", []))},
+            )
+        elif k.startswith(("code.", "symbol.")):
+            add("code", _code_fact(fd))
+        elif k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):
+            add(
+                k.replace(".", "_"),
+                {"symbol": fd.symbol, "line": fd.line, "chain": list(d.get("chain", []))},
+            )
+        elif k == "names.not-checkable":
+            add(
+                "not_checkable",
+                {
+                    "symbol": fd.symbol,
+                    "line": fd.line,
+                    "stars": [x.get("module", "") for x in d.get("star_imports", [])],
+                },
+            )
+        elif k == "lazy-import.retained":
+            add("retained", retained_fact(fd))
+        elif k == "names.unresolved":
+            add("unresolved", {"symbol": fd.symbol, "line": fd.line})
+        elif k == "names.unused-import":
+            add("unused", {"symbol": fd.symbol, "line": fd.line})
+    facts["unused"].sort(key=lambda u: u["line"] or 0)
+    facts["hoisted_merged"] = bool(facts["hoisted"]) and all(
+        h["merged_into_existing"] for h in facts["hoisted"]
+    )
+    facts["hoisted_modules"] = sorted({h["module"] for h in facts["hoisted"]})
+    return facts
+
+
+def retained_fact(fd: Finding) -> dict[str, Any]:
+    d = fd.details
+    return {
+        "path": fd.path,
+        "line": fd.line,
+        "symbol": fd.symbol,
+        "module": d.get("module", ""),
+        "scope": d.get("scope", ""),
+        "reason": d.get("reason", "hoistable"),
+        "guard": d.get("guard", ""),
+        "named_in_description": bool(d.get("named_in_description", False)),
+    }
+
+
+SYMBOL_PRIORITY = (
+    "import.hoisted",
+    "import.sunk",
+    "import.moved",
+    "loop.imports-removed",
+    "loop.imports-remaining",
+    "loop.imports-added",
+    "code.extracted",
+    "code.dead-removed",
+    "code.branches-collapsed",
+    "code.override-removed",
+    "symbol.moved",
+    "symbol.renamed",
+    "behavior.changed",
+    "guard.dropped",
+    "guard.changed",
+    "import.added",
+    "import.removed",
+    "names.unresolved",
+)
+
+
+def names_of(findings: list[Finding], kind: str) -> list[str]:
+    return sorted({fd.symbol for fd in findings if fd.kind == kind and fd.symbol})
+
+
+def evidence(fd: Finding, **extra: Any) -> dict[str, Any]:
+    return {"kind": fd.kind, "path": fd.path, "line": fd.line, "symbol": fd.symbol, **extra}
