@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from prreport.bundle import PullRequestBundle
 from prreport.classify import category, module_name
@@ -34,6 +35,55 @@ def build_model(
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
+    files = sorted(_file_entries(bundle, by_path, moved_out, config), key=file_order)
+    changed, explained = explained_lines(bundle, findings)
+    verdict = verdict_of(live, changed, explained, code_lines(bundle, findings, list(diagnostics)))
+    counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
+    all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
+    review = review_facts(bundle)
+    risks = risks_of(bundle, live, files, verdict, review, all_diags)
+    summary = Summary(
+        verdict=verdict,
+        one_line="",
+        recommended_action="",
+        changed_lines=changed,
+        explained_lines=explained,
+        kind_counts=counts,
+        headline=headline_of(live, files, verdict),
+        action=action_of(risks),
+    )
+    return ReportModel(
+        pr=_pr_fields(bundle),
+        summary=summary,
+        # The renderer (the one Markdown door) splits ``body`` into the quoted sections.
+        motivation={
+            "body": pr.body.strip(),
+            "source": "description" if pr.body.strip() else "none",
+        },
+        files=tuple(files),
+        findings=tuple(findings),
+        key_symbols=key_symbols_of(live),
+        snippets=tuple(
+            snippets_of(bundle, live, config.report.snippet_max_lines, config.report.max_snippets)
+        ),
+        review=review,
+        risks=tuple(risks),
+        impact=impact_of(files, live, verdict),
+        related=tuple(related_of(bundle)),
+        diagnostics=tuple(all_diags),
+        source=bundle.source,
+        breakdown=breakdown_of(bundle, findings, files, review),
+        claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
+    )
+
+
+def _file_entries(
+    bundle: PullRequestBundle,
+    by_path: dict[str, list[Finding]],
+    moved_out: dict[str, list[dict[str, Any]]],
+    config: Config,
+) -> list[FileEntry]:
+    """One entry per changed file: module, category, change type, symbols and facts."""
     files = []
     for f in bundle.files:
         fds = by_path.get(f.path, [])
@@ -59,57 +109,24 @@ def build_model(
                 facts=file_facts(fds, moved_out.get(f.path, [])),
             )
         )
-    files.sort(key=file_order)
-    changed, explained = explained_lines(bundle, findings)
-    verdict = verdict_of(live, changed, explained, code_lines(bundle, findings, list(diagnostics)))
-    counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
-    all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
-    review = review_facts(bundle)
-    risks = risks_of(bundle, live, files, verdict, review, all_diags)
-    summary = Summary(
-        verdict=verdict,
-        one_line="",
-        recommended_action="",
-        changed_lines=changed,
-        explained_lines=explained,
-        kind_counts=counts,
-        headline=headline_of(live, files, verdict),
-        action=action_of(risks),
-    )
-    return ReportModel(
-        pr={
-            "repo": pr.repo,
-            "number": pr.number,
-            "title": pr.title,
-            "author": pr.author,
-            "url": pr.url,
-            "state": pr.state,
-            "created_at": pr.created_at,
-            "merged_at": pr.merged_at,
-            "merged_by": pr.merged_by,
-            "base_sha": pr.base_sha,
-            "head_sha": pr.head_sha,
-            "labels": list(pr.labels),
-            "target": pr.target,
-        },
-        summary=summary,
-        # The renderer (the one Markdown door) splits ``body`` into the quoted sections.
-        motivation={
-            "body": pr.body.strip(),
-            "source": "description" if pr.body.strip() else "none",
-        },
-        files=tuple(files),
-        findings=tuple(findings),
-        key_symbols=key_symbols_of(live),
-        snippets=tuple(
-            snippets_of(bundle, live, config.report.snippet_max_lines, config.report.max_snippets)
-        ),
-        review=review,
-        risks=tuple(risks),
-        impact=impact_of(files, live, verdict),
-        related=tuple(related_of(bundle)),
-        diagnostics=tuple(all_diags),
-        source=bundle.source,
-        breakdown=breakdown_of(bundle, findings, files, review),
-        claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
-    )
+    return files
+
+
+def _pr_fields(bundle: PullRequestBundle) -> dict[str, Any]:
+    """The PR metadata the report shows (DESIGN §3 names)."""
+    pr = bundle.pr
+    return {
+        "repo": pr.repo,
+        "number": pr.number,
+        "title": pr.title,
+        "author": pr.author,
+        "url": pr.url,
+        "state": pr.state,
+        "created_at": pr.created_at,
+        "merged_at": pr.merged_at,
+        "merged_by": pr.merged_by,
+        "base_sha": pr.base_sha,
+        "head_sha": pr.head_sha,
+        "labels": list(pr.labels),
+        "target": pr.target,
+    }

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from prreport.bundle import PullRequestBundle
@@ -14,6 +16,181 @@ from prreport.report.model import FileEntry
 SEVERITY_ORDER = ("high", "medium", "low")
 
 
+Evidence = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class RiskInput:
+    """What every risk rule reads: the bundle, the live findings, files, verdict, review, diagnostics."""
+
+    bundle: PullRequestBundle
+    findings: list[Finding]
+    files: list[FileEntry]
+    verdict: str
+    review: dict[str, Any]
+    diagnostics: list[Diagnostic]
+
+    def of(self, *kinds: str) -> list[Finding]:
+        """The findings of the given kinds."""
+        return [fd for fd in self.findings if fd.kind in kinds]
+
+
+def _guard_evidence(fd: Finding) -> dict[str, Any]:
+    before, after = fd.details.get("before"), fd.details.get("after")
+    return evidence(fd, before=guard_texts(before), after=guard_texts(after))
+
+
+def _import_cycle(x: RiskInput) -> Evidence:
+    return [
+        evidence(
+            fd,
+            chain=list(fd.details.get("chain", [])),
+            target_path=fd.details.get("target_path", ""),
+        )
+        for fd in x.of("cycle.risk")
+    ]
+
+
+def _guard_dropped(x: RiskInput) -> Evidence:
+    return [_guard_evidence(fd) for fd in x.of("guard.dropped")]
+
+
+def _unresolved_name(x: RiskInput) -> Evidence:
+    return [evidence(fd) for fd in x.of("names.unresolved")]
+
+
+def _refactor_not_equivalent(x: RiskInput) -> Evidence:
+    return [
+        evidence(fd, **_not_equivalent(fd))
+        for fd in x.findings
+        if fd.kind.startswith(("code.", "symbol.")) and fd.details.get("behavior_change") is True
+    ]
+
+
+def _behavior_change_in_refactor(x: RiskInput) -> Evidence:
+    # Only the PR's own words make a behaviour change a broken promise (a high risk): a
+    # "refactor" title or a no-behaviour-change / pure-refactor claim in the description.
+    pr_text = f"{x.bundle.pr.title}\n{x.bundle.pr.body}"
+    claims_refactor = bool(re.search(r"\brefactor", x.bundle.pr.title, re.I)) or any(
+        re.search(pattern, pr_text, re.I)
+        for cid, pattern in CLAIMS
+        if cid in ("no-behavior-change", "pure-refactor")
+    )
+    if not claims_refactor:
+        return []
+    return [
+        evidence(fd, residual=list(fd.details.get("residual", []))[:5])
+        for fd in x.of("behavior.changed")
+    ]
+
+
+def _guard_changed(x: RiskInput) -> Evidence:
+    return [_guard_evidence(fd) for fd in x.of("guard.changed")]
+
+
+def _import_in_loop(x: RiskInput) -> Evidence:
+    return [
+        evidence(fd, loop=fd.details.get("loop", ""), after=fd.details.get("after", 0))
+        for fd in x.of("loop.imports-added", "loop.imports-remaining")
+    ]
+
+
+def _unparseable(x: RiskInput) -> Evidence:
+    located = [
+        {
+            "kind": "diagnostic",
+            "path": d.path,
+            "line": d.line,
+            "symbol": "",
+            "origin": d.origin,
+            "message": d.message,
+        }
+        for d in x.diagnostics
+        if d.path
+    ]
+    unreadable = [
+        evidence(fd, reason=fd.details.get("reason", "")) for fd in x.of("file.unreadable")
+    ]
+    return located + unreadable
+
+
+def _ci_failing_at_merge(x: RiskInput) -> Evidence:
+    if not x.review["merged_with_failures"]:
+        return []
+    return [
+        {"kind": "ci", "path": "", "line": None, "symbol": name}
+        for name in x.review["ci_summary"]["failing"]
+    ]
+
+
+def _no_review(x: RiskInput) -> Evidence:
+    r = x.review
+    if not r["available"] or r["reviews_count"] or r["review_comments_count"]:
+        return []
+    return [
+        {
+            "kind": "review",
+            "path": "",
+            "line": None,
+            "symbol": "",
+            "issue_comments": r["issue_comments_count"],
+        }
+    ]
+
+
+def _cycle_unchecked(x: RiskInput) -> Evidence:
+    return [
+        evidence(fd, unavailable=list(fd.details.get("unavailable", [])))
+        for fd in x.of("cycle.unchecked")
+    ]
+
+
+def _names_not_checkable(x: RiskInput) -> Evidence:
+    return [
+        evidence(fd, stars=[s.get("module", "") for s in fd.details.get("star_imports", [])])
+        for fd in x.of("names.not-checkable")
+    ]
+
+
+def _implicit_contract(x: RiskInput) -> Evidence:
+    return [
+        evidence(
+            fd,
+            module=fd.details.get("module", fd.symbol),
+            forbidden=list(fd.details.get("forbidden", [])),
+            importers=list(fd.details.get("importers", [])) or [fd.path],
+            contract=fd.details.get("contract", ""),
+        )
+        for fd in x.of("contract.implicit")
+    ]
+
+
+def _no_tests(x: RiskInput) -> Evidence:
+    source = [f for f in x.files if f.category == "source" and f.path.endswith(".py")]
+    if not source or any(f.category == "test" for f in x.files):
+        return []
+    return [{"kind": "files", "path": f.path, "line": None, "symbol": ""} for f in source]
+
+
+# (risk id, severity, rule) in the order a reader wants them within one severity.
+RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
+    ("import-cycle", "high", _import_cycle),
+    ("guard-dropped", "high", _guard_dropped),
+    ("unresolved-name", "high", _unresolved_name),
+    ("refactor-not-equivalent", "high", _refactor_not_equivalent),
+    ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
+    ("guard-changed", "medium", _guard_changed),
+    ("import-in-loop", "medium", _import_in_loop),
+    ("unparseable", "medium", _unparseable),
+    ("ci-failing-at-merge", "medium", _ci_failing_at_merge),
+    ("no-review", "medium", _no_review),
+    ("cycle-unchecked", "medium", _cycle_unchecked),
+    ("names-not-checkable", "low", _names_not_checkable),
+    ("implicit-contract", "low", _implicit_contract),
+    ("no-tests", "low", _no_tests),
+)
+
+
 def risks_of(
     bundle: PullRequestBundle,
     findings: list[Finding],
@@ -23,163 +200,12 @@ def risks_of(
     diagnostics: list[Diagnostic],
 ) -> list[dict[str, Any]]:
     """Risk tags from findings and metadata, each with its evidence; highest severity first."""
-    risks: list[dict[str, Any]] = []
-
-    def add(rid: str, severity: str, evidence: list[dict[str, Any]]) -> None:
-        if evidence:
-            risks.append({"id": rid, "severity": severity, "title": "", "evidence": evidence})
-
-    of = lambda *kinds: [fd for fd in findings if fd.kind in kinds]  # noqa: E731
-    add(
-        "import-cycle",
-        "high",
-        [
-            evidence(
-                fd,
-                chain=list(fd.details.get("chain", [])),
-                target_path=fd.details.get("target_path", ""),
-            )
-            for fd in of("cycle.risk")
-        ],
-    )
-    add(
-        "guard-dropped",
-        "high",
-        [
-            evidence(
-                fd,
-                before=guard_texts(fd.details.get("before")),
-                after=guard_texts(fd.details.get("after")),
-            )
-            for fd in of("guard.dropped")
-        ],
-    )
-    add("unresolved-name", "high", [evidence(fd) for fd in of("names.unresolved")])
-    add(
-        "refactor-not-equivalent",
-        "high",
-        [
-            evidence(fd, **_not_equivalent(fd))
-            for fd in findings
-            if fd.kind.startswith(("code.", "symbol."))
-            and fd.details.get("behavior_change") is True
-        ],
-    )
-    # Only the PR's own words make a behaviour change a broken promise (a high risk): a
-    # "refactor" title or a no-behaviour-change / pure-refactor claim in the description.
-    pr_text = f"{bundle.pr.title}\n{bundle.pr.body}"
-    claims_refactor = bool(re.search(r"\brefactor", bundle.pr.title, re.I)) or any(
-        re.search(pattern, pr_text, re.I)
-        for cid, pattern in CLAIMS
-        if cid in ("no-behavior-change", "pure-refactor")
-    )
-    if claims_refactor:
-        add(
-            "behavior-change-in-refactor",
-            "high",
-            [
-                evidence(fd, residual=list(fd.details.get("residual", []))[:5])
-                for fd in of("behavior.changed")
-            ],
-        )
-    add(
-        "guard-changed",
-        "medium",
-        [
-            evidence(
-                fd,
-                before=guard_texts(fd.details.get("before")),
-                after=guard_texts(fd.details.get("after")),
-            )
-            for fd in of("guard.changed")
-        ],
-    )
-    add(
-        "import-in-loop",
-        "medium",
-        [
-            evidence(fd, loop=fd.details.get("loop", ""), after=fd.details.get("after", 0))
-            for fd in of("loop.imports-added", "loop.imports-remaining")
-        ],
-    )
-    add(
-        "unparseable",
-        "medium",
-        [
-            {
-                "kind": "diagnostic",
-                "path": d.path,
-                "line": d.line,
-                "symbol": "",
-                "origin": d.origin,
-                "message": d.message,
-            }
-            for d in diagnostics
-            if d.path
-        ]
-        + [evidence(fd, reason=fd.details.get("reason", "")) for fd in of("file.unreadable")],
-    )
-    if review["merged_with_failures"]:
-        add(
-            "ci-failing-at-merge",
-            "medium",
-            [
-                {"kind": "ci", "path": "", "line": None, "symbol": name}
-                for name in review["ci_summary"]["failing"]
-            ],
-        )
-    if review["available"] and not review["reviews_count"] and not review["review_comments_count"]:
-        add(
-            "no-review",
-            "medium",
-            [
-                {
-                    "kind": "review",
-                    "path": "",
-                    "line": None,
-                    "symbol": "",
-                    "issue_comments": review["issue_comments_count"],
-                }
-            ],
-        )
-    add(
-        "cycle-unchecked",
-        "medium",
-        [
-            evidence(fd, unavailable=list(fd.details.get("unavailable", [])))
-            for fd in of("cycle.unchecked")
-        ],
-    )
-    add(
-        "names-not-checkable",
-        "low",
-        [
-            evidence(fd, stars=[x.get("module", "") for x in fd.details.get("star_imports", [])])
-            for fd in of("names.not-checkable")
-        ],
-    )
-    add(
-        "implicit-contract",
-        "low",
-        [
-            evidence(
-                fd,
-                module=fd.details.get("module", fd.symbol),
-                forbidden=list(fd.details.get("forbidden", [])),
-                importers=list(fd.details.get("importers", [])) or [fd.path],
-                contract=fd.details.get("contract", ""),
-            )
-            for fd in of("contract.implicit")
-        ],
-    )
-    source = [f for f in files if f.category == "source" and f.path.endswith(".py")]
-    tests = [f for f in files if f.category == "test"]
-    if source and not tests:
-        add(
-            "no-tests",
-            "low",
-            [{"kind": "files", "path": f.path, "line": None, "symbol": ""} for f in source],
-        )
+    x = RiskInput(bundle, findings, files, verdict, review, diagnostics)
+    risks = []
+    for rid, severity, rule in RULES:
+        ev = rule(x)
+        if ev:
+            risks.append({"id": rid, "severity": severity, "title": "", "evidence": ev})
     risks.sort(key=lambda r: SEVERITY_ORDER.index(r["severity"]))
     return risks
 

@@ -97,11 +97,21 @@ def _definition_caption(fd: Finding) -> dict[str, Any]:
     }
 
 
+# (priority, path, first line, last line, caption facts) of one wanted snippet.
+_Wanted = tuple[int, str, int, int, dict[str, Any]]
+
+
 def snippets_of(
     bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int
 ) -> list[dict[str, Any]]:
     """After-code around each important change: merged import blocks, cleared loops, changed guards."""
-    wanted: list[tuple[int, str, int, int, dict[str, Any]]] = []
+    merged = _merge(_wanted(bundle, findings))
+    return [_cut(bundle, s, max_lines) for s in merged[:max_snippets]]
+
+
+def _wanted(bundle: PullRequestBundle, findings: list[Finding]) -> list[_Wanted]:
+    """The line range each important finding wants shown, with its caption facts."""
+    wanted: list[_Wanted] = []
     for fd in findings:
         f = bundle.file(fd.path)
         if f is None or f.after is None:
@@ -177,6 +187,11 @@ def snippets_of(
                     {"kind": fd.kind.replace(".", "-"), "symbol": fd.symbol},
                 )
             )
+    return wanted
+
+
+def _merge(wanted: list[_Wanted]) -> list[dict[str, Any]]:
+    """Overlapping or adjacent ranges of the same caption kind merged into one snippet, by priority."""
     merged: list[dict[str, Any]] = []
     for _prio, path, lo, hi, caption in sorted(wanted, key=lambda w: (w[0], w[1], w[2])):
         prev = next(
@@ -201,27 +216,27 @@ def snippets_of(
                 )
             continue
         merged.append({"path": path, "start_line": lo, "end_line": hi, "caption_facts": caption})
-    out = []
-    for s in merged[:max_snippets]:
-        f = bundle.file(s["path"])
-        assert f is not None and f.after is not None
-        lines = f.after.splitlines()
-        full_end = s["end_line"]
-        end = min(full_end, s["start_line"] + max_lines - 1)
-        shown = lines[s["start_line"] - 1 : end]
-        # Drop the common indentation (a nested loop reads better flush left); ``dedent`` says how much.
-        dedent = min((_indent(ln) for ln in shown if ln.strip()), default=0)
-        out.append(
-            {
-                "path": s["path"],
-                "start_line": s["start_line"],
-                "end_line": end,
-                "truncated": end < full_end,
-                "language": "python" if s["path"].endswith(".py") else "",
-                "code": "\n".join(ln[dedent:] for ln in shown),
-                "dedent": dedent,
-                "caption": "",
-                "caption_facts": s["caption_facts"],
-            }
-        )
-    return out
+    return merged
+
+
+def _cut(bundle: PullRequestBundle, s: dict[str, Any], max_lines: int) -> dict[str, Any]:
+    """The snippet's code, at most ``max_lines`` lines, common indentation dropped."""
+    f = bundle.file(s["path"])
+    assert f is not None and f.after is not None
+    lines = f.after.splitlines()
+    full_end = s["end_line"]
+    end = min(full_end, s["start_line"] + max_lines - 1)
+    shown = lines[s["start_line"] - 1 : end]
+    # Drop the common indentation (a nested loop reads better flush left); ``dedent`` says how much.
+    dedent = min((_indent(ln) for ln in shown if ln.strip()), default=0)
+    return {
+        "path": s["path"],
+        "start_line": s["start_line"],
+        "end_line": end,
+        "truncated": end < full_end,
+        "language": "python" if s["path"].endswith(".py") else "",
+        "code": "\n".join(ln[dedent:] for ln in shown),
+        "dedent": dedent,
+        "caption": "",
+        "caption_facts": s["caption_facts"],
+    }
