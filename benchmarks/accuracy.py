@@ -1,0 +1,240 @@
+"""Score prreport against the labelled corpus of real commits (tests/corpus/).
+
+    python benchmarks/accuracy.py [--json] [--misses N] [ID ...]
+
+Prints verdict accuracy (pure vs not pure), precision and recall per finding kind the labels
+cover, analyzer crashes, and the worst misses. ``--json`` prints the figures as one JSON
+object instead (tests/test_corpus.py reads it and holds them above tests/corpus/floors.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from prreport.bundle import load_bundle
+from prreport.config import Config
+from prreport.findings import Finding
+from prreport.pipeline import analyse
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+
+# Label refactoring kind -> the finding kind that reports it.
+REFACTOR_KINDS = {
+    "extracted": "code.extracted",
+    "inlined": "code.inlined",
+    "moved": "symbol.moved",
+    "renamed": "symbol.renamed",
+    "dead-removed": "code.dead-removed",
+    "override-removed": "code.override-removed",
+    "branches-collapsed": "code.branches-collapsed",
+    "guard-dropped": "guard.dropped",
+}
+SCORED_KINDS = (
+    "import.hoisted",
+    "import.sunk",
+    "import.moved",
+    *REFACTOR_KINDS.values(),
+)
+# Misses in the order they hurt a reviewer: a wrong "pure refactor" is the worst.
+_MISS_RANK = {"false-pure": 0, "refactor-called-change": 1}
+
+
+def short(name: str) -> str:
+    """``A.f.<locals>.g`` -> ``g``; ``urllib.request`` -> ``request``."""
+    parts = [p for p in str(name).split(".") if p and p != "<locals>"]
+    return parts[-1] if parts else str(name)
+
+
+def import_kind(move: dict[str, Any]) -> str:
+    """The finding kind a labelled import move should be reported as."""
+    src, dst = move.get("from", ""), move.get("to", "")
+    other_file = move.get("to_file") and move.get("to_file") != move.get("file")
+    if not other_file and src != "module" and dst == "module":
+        return "import.hoisted"
+    if not other_file and src == "module" and dst != "module":
+        return "import.sunk"
+    return "import.moved"
+
+
+def expected(label: dict[str, Any]) -> list[tuple[str, set[str]]]:
+    """(finding kind, acceptable short symbols) for every labelled import move and refactoring."""
+    out = []
+    for m in label.get("import_moves", []):
+        name = str(m.get("name", ""))
+        out.append((import_kind(m), {short(name), name.split(".")[0]}))
+    for r in label.get("refactorings", []):
+        kind = REFACTOR_KINDS.get(r.get("kind", ""))
+        if kind:
+            names = {short(r.get("symbol", ""))}
+            if r.get("kind") == "renamed" and r.get("to"):
+                names.add(short(r["to"]))
+            out.append((kind, names))
+    return out
+
+
+def finding_names(fd: Finding) -> set[str]:
+    """Short names a finding can be matched by (a rename also by its old name)."""
+    names = {short(fd.symbol)}
+    for key in ("old_qualname", "name", "helper"):
+        if fd.details.get(key):
+            names.add(short(str(fd.details[key])))
+    return names
+
+
+@dataclass
+class CaseResult:
+    """One commit: its label, prreport's verdict and findings."""
+
+    label: dict[str, Any]
+    verdict: str
+    findings: list[Finding]
+    crashes: list[str]
+    seconds: float
+    live_changes: list[str] = field(default_factory=list)
+
+
+def run_case(label: dict[str, Any]) -> CaseResult:
+    """Analyse one corpus bundle with the default configuration."""
+    bundle = load_bundle(CORPUS / "bundles" / f"{label['id']}.json.gz")
+    t0 = time.perf_counter()
+    analysis = analyse(bundle, Config())
+    seconds = time.perf_counter() - t0
+    crashes = [
+        f"{d.origin}: {d.message.splitlines()[0]}"
+        for d in analysis.diagnostics
+        if "analyzer failed" in d.message or "could not plan" in d.message
+    ]
+    model = analysis.model
+    live = [
+        f"{fd.kind} {fd.path}:{fd.line} {fd.symbol}"
+        for fd in model.findings
+        if fd.kind in ("behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved")
+        and not fd.details.get("accounted_by")
+    ]
+    return CaseResult(label, model.summary.verdict, list(model.findings), crashes, seconds, live)
+
+
+def score(results: list[CaseResult]) -> dict[str, Any]:
+    """Verdict accuracy, per-kind precision/recall, crashes and misses over the results."""
+    correct = 0
+    per_kind: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"tp": 0, "fp": 0, "fn": 0, "found": 0}
+    )
+    misses = []
+    fp_examples: dict[str, list[str]] = defaultdict(list)
+    for r in results:
+        pure = r.verdict == "pure-refactor"
+        truth = bool(r.label["behavior_preserving"])
+        if pure == truth:
+            correct += 1
+        else:
+            misses.append(
+                {
+                    "id": r.label["id"],
+                    "type": "false-pure" if pure else "refactor-called-change",
+                    "verdict": r.verdict,
+                    "label": r.label.get("reason", ""),
+                    "why": (r.crashes + r.live_changes)[:4],
+                }
+            )
+        want = expected(r.label)
+        seen: set[tuple[str, str]] = set()
+        for fd in r.findings:
+            if fd.kind not in SCORED_KINDS:
+                continue
+            key = (fd.kind, short(fd.symbol))
+            if key in seen:
+                continue
+            seen.add(key)
+            per_kind[fd.kind]["found"] += 1
+            names = finding_names(fd)
+            if any(k == fd.kind and names & ok for k, ok in want):
+                per_kind[fd.kind]["tp"] += 1
+            else:
+                per_kind[fd.kind]["fp"] += 1
+                fp_examples[fd.kind].append(f"{r.label['id']} {fd.path}:{fd.line} {fd.symbol}")
+        for kind, ok in want:
+            if not any(fd.kind == kind and finding_names(fd) & ok for fd in r.findings):
+                per_kind[kind]["fn"] += 1
+    kinds = {}
+    for kind in SCORED_KINDS:
+        c = per_kind[kind]
+        labelled = c["tp"] + c["fn"]
+        kinds[kind] = {
+            "labelled": labelled,
+            "found": c["found"],
+            "precision": round(c["tp"] / c["found"], 3) if c["found"] else None,
+            "recall": round(c["tp"] / labelled, 3) if labelled else None,
+            "false_positives": fp_examples[kind][:5],
+        }
+    misses.sort(key=lambda m: (_MISS_RANK[m["type"]], m["id"]))
+    return {
+        "cases": len(results),
+        "verdict_accuracy": round(correct / len(results), 3) if results else None,
+        "false_pure": sum(1 for m in misses if m["type"] == "false-pure"),
+        "refactor_called_change": sum(1 for m in misses if m["type"] == "refactor-called-change"),
+        "crashes": sum(len(r.crashes) for r in results),
+        "crash_cases": [f"{r.label['id']}: {c}" for r in results for c in r.crashes],
+        "kinds": kinds,
+        "misses": misses,
+        "seconds": round(sum(r.seconds for r in results), 2),
+    }
+
+
+def _print(report: dict[str, Any], n_misses: int) -> None:
+    print(f"cases                  {report['cases']}")
+    print(f"verdict accuracy       {report['verdict_accuracy']}  (pure vs not pure)")
+    print(f"  wrong 'pure'         {report['false_pure']}")
+    print(f"  refactor called change {report['refactor_called_change']}")
+    print(f"analyzer crashes       {report['crashes']}")
+    for c in report["crash_cases"]:
+        print(f"  {c}")
+    print(f"analysis time          {report['seconds']} s")
+    print()
+    print(f"{'kind':26} {'labelled':>8} {'found':>6} {'precision':>9} {'recall':>7}")
+    for kind, k in report["kinds"].items():
+        p = "-" if k["precision"] is None else f"{k['precision']:.2f}"
+        r = "-" if k["recall"] is None else f"{k['recall']:.2f}"
+        print(f"{kind:26} {k['labelled']:>8} {k['found']:>6} {p:>9} {r:>7}")
+        for ex in k["false_positives"][:3]:
+            print(f"    false positive: {ex}")
+    print()
+    print(f"worst {n_misses} misses:")
+    for m in report["misses"][:n_misses]:
+        print(f"  {m['id']:22} {m['type']:24} verdict={m['verdict']}")
+        print(f"      label: {m['label']}")
+        for w in m["why"]:
+            print(f"      why:   {w}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the corpus and print (or emit as JSON) the scores."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("ids", nargs="*", help="only these corpus ids")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--misses", type=int, default=10, help="how many misses to list")
+    args = ap.parse_args(argv)
+    labels = [
+        json.loads(line)
+        for line in (CORPUS / "labels.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    if args.ids:
+        labels = [lb for lb in labels if lb["id"] in args.ids]
+    report = score([run_case(lb) for lb in labels])
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        _print(report, args.misses)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
