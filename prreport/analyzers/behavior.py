@@ -11,6 +11,13 @@ from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import same_tree
+from prreport.analyzers._equiv import (
+    bindings,
+    canonical,
+    imports_in,
+    locally_bound,
+    module_bindings,
+)
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 
@@ -96,9 +103,27 @@ class _DropImports(ast.NodeTransformer):
         return super().generic_visit(node)
 
 
-def normalised(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+def normalised(fn: ast.AST) -> ast.AST:
     """A copy of a function without import statements (docstrings and everything else kept)."""
     return _DropImports().visit(copy.deepcopy(fn))
+
+
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _canonical_def(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    path: str,
+    tree: ast.Module,
+    sources: SourceFiles,
+    side: str,
+) -> ast.AST:
+    """The function with docstrings and annotations dropped and imported objects spelled canonically."""
+    module = sources.memo(path, side, "module-bindings", lambda: module_bindings(tree, path))
+    own = imports_in(fn)
+    names = {**module, **bindings(own, path)}
+    own_names = set(bindings(own, path))
+    return canonical(fn, names, locally_bound(fn) - own_names)
 
 
 def _import_lines(index: _Index, start: int, end: int) -> set[int]:
@@ -179,7 +204,15 @@ class BehaviorAnalyzer(Analyzer):
                 continue
             same = _same_through_nested(key, gone, came, old, new, kids_old, kids_new, same_of)
             if same is None:
-                same = same_tree(a.node, b.node, (ast.Import, ast.ImportFrom))
+                same = same_tree(a.node, b.node, _IMPORTS)
+            canon: tuple[ast.AST, ast.AST] | None = None
+            if not same:
+                # Docstrings, annotations and the spelling of imported objects change nothing.
+                canon = (
+                    _canonical_def(a.node, f.before_path, before, sources, "before"),
+                    _canonical_def(b.node, f.path, after, sources, "after"),
+                )
+                same = same_tree(canon[0], canon[1], _IMPORTS)
             same_of[key] = same
             details = {
                 "before_line": a.start,
@@ -189,6 +222,8 @@ class BehaviorAnalyzer(Analyzer):
                 "after_end": b.end,
                 "residual": [] if same else residual(normalised(a.node), normalised(b.node)),
             }
+            if same and canon is not None:
+                details["equal_modulo"] = "docstrings, annotations, import spelling"
             if not same:
                 # The changed lines the residual comes from, so the model can tell whether a
                 # refactor finding that proved equivalence accounts for every one of them.
@@ -267,8 +302,13 @@ def _module_level(
         _formatting_line(new_imp, new_text, n) for n in came
     ):
         return None  # only imports and the blank lines around them: the import analyzers tell that
-    if not same_tree(before, after, (ast.Import, ast.ImportFrom, *_DEFS)):
-        return None
+    drop = (ast.Import, ast.ImportFrom, *_DEFS)
+    if not same_tree(before, after, drop):
+        # Docstrings, class-field annotation spelling and imported-object spelling change nothing.
+        a = canonical(_without_defs(before), module_bindings(before, f.before_path))
+        b = canonical(_without_defs(after), module_bindings(after, f.path))
+        if not same_tree(a, b, drop):
+            return None
     details = {
         "before_line": 1,
         "after_line": 1,
@@ -286,6 +326,23 @@ def _module_level(
         details,
         tuple(sorted(exp)),
     )
+
+
+class _DropDefs(ast.NodeTransformer):
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for name in _BLOCK_FIELDS:
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                setattr(node, name, [s for s in block if not isinstance(s, _DEFS)])
+        return super().generic_visit(node)
+
+
+def _without_defs(tree: ast.Module) -> ast.Module:
+    """A shallow-rebuilt module without function definitions (they are compared one by one)."""
+    module = ast.Module(body=[s for s in tree.body if not isinstance(s, _DEFS)], type_ignores=[])
+    out = _DropDefs().visit(copy.deepcopy(module))
+    assert isinstance(out, ast.Module)
+    return out
 
 
 def _formatting_line(imports: list[tuple[int, int]], lines: list[str], n: int) -> bool:

@@ -20,6 +20,7 @@ from prreport.analyzers._defs import (
 )
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
+from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 
 
@@ -62,9 +63,11 @@ def _definition_line(text: str, name: str) -> bool:
 
 @register
 class DeadCodeAnalyzer(Analyzer):
-    """Removed definitions that nothing references at head.
+    """Removed definitions that nothing referenced before the change either.
 
-    before: ``def unused(): ...`` (no caller anywhere) · after: gone → ``code.dead-removed``.
+    before: ``def unused(): ...`` (no caller anywhere, before or after) · after: gone →
+    ``code.dead-removed``. A definition removed with its last callers, inlined, moved or
+    renamed was live: it is not dead code.
     """
 
     name = "dead-code"
@@ -76,69 +79,124 @@ class DeadCodeAnalyzer(Analyzer):
         )
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
-        """Emit ``code.dead-removed`` for each unreferenced removed definition."""
+        """Emit ``code.dead-removed`` for each removed definition unreferenced before the change."""
         change = definition_changes(sources)
-        for d in candidates(change, sources):
-            f = change.file_of[d.path]
-            refs, ignored, scope = self._references(bundle, sources, d.name)
-            if refs:
+        # Only a whole-repository search proves "no reference anywhere". Without one (the GitHub
+        # source), removals unreferenced in the changed files are reported as unproven.
+        searched = bundle.reference_scope == "repository"
+        cands = [
+            d for d in candidates(change, sources) if d.name in bundle.references or not searched
+        ]
+        refs = {id(d): _base_references(bundle, sources, d) for d in cands}
+        # Definitions referenced only by each other (and removed together) are dead together:
+        # drop candidates with a reference outside the dead set until nothing changes.
+        dead = list(cands)
+        while True:
+            spans = [(d.path, d.start, d.end) for d in dead]
+            keep = [d for d in dead if all(_within(hit, spans) for hit in refs[id(d)])]
+            if len(keep) == len(dead):
+                break
+            dead = keep
+        for d in dead:
+            yield self._finding(sources, change, d, searched)
+
+    def _finding(
+        self, sources: SourceFiles, change: Change, d: Definition, searched: bool
+    ) -> Finding:
+        f = change.file_of[d.path]
+        removed = sources.changed(f).removed
+        lines = lines_with_blanks(f.before, d.start, d.end, removed)
+        # ``_W = lib.W`` then ``_W.argtypes = [...]``: its own configuration goes with it.
+        lines = (*lines, *_own_setup(f.before, d, removed))
+        ex = explains(f.path, "-", sorted(set(lines)))
+        cls = (
+            file_index(sources, f.path, "after").get(d.parent)
+            if d.kind == "method" and f.after is not None
+            else None
+        )
+        if cls is not None:
+            ex += pass_line(sources, f, cls)
+        return Finding(
+            "code.dead-removed",
+            f.path,
+            d.start,
+            d.qualname,
+            f"{d.kind} {d.qualname} removed; nothing referenced it before the change either"
+            + ("" if searched else " in the changed files (the repository was not searched)"),
+            {
+                "kind": d.kind,
+                "name": d.name,
+                "before_path": d.path,
+                "before_line": d.start,
+                "before_end": d.end,
+                "references": [],
+                "reference_scope": "repository" if searched else "changed-files",
+                "proven": searched,
+            },
+            ex,
+        )
+
+
+def _within(hit: tuple[str, int], spans: list[tuple[str, int, int]]) -> bool:
+    path, line = hit
+    return any(p == path and a <= line <= b for p, a, b in spans)
+
+
+def _base_references(
+    bundle: PullRequestBundle, sources: SourceFiles, d: Definition
+) -> list[tuple[str, int]]:
+    """Where ``d.name`` occurred before the change, outside ``d`` itself, as (before path, line).
+
+    Files the PR did not change are the same before and after, so the repository search at
+    head answers for them; changed files are searched in their before text. Comment lines and
+    other definitions of the same name are not references; hits in test files that the PR
+    removed (the tests of the removed code) are not either.
+    """
+    changed = {f.path for f in bundle.files} | {f.before_path for f in bundle.files}
+    out: list[tuple[str, int]] = []
+    searched = bundle.reference_scope == "repository"
+    for hit in bundle.references.get(d.name, ()) if searched else ():
+        path, _, line = hit.rpartition(":")
+        if path in changed or not line.isdigit():
+            continue
+        text = sources.text(path, "head")
+        rows = text.splitlines() if text else []
+        row = rows[int(line) - 1] if 0 < int(line) <= len(rows) else None
+        if row is not None and (row.lstrip().startswith("#") or _definition_line(row, d.name)):
+            continue
+        out.append((path, int(line)))
+    for f in bundle.files:
+        if f.before is None or not f.before_path.endswith(".py"):
+            continue
+        rows = f.before.splitlines()
+        removed = sources.changed(f).removed if category(f.path) == "test" else set()
+        for n in word_hits(f.before, d.name):
+            if f.before_path == d.path and d.start <= n <= d.end:
                 continue
-            lines = lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed)
-            ex = explains(f.path, "-", lines)
-            cls = (
-                file_index(sources, f.path, "after").get(d.parent)
-                if d.kind == "method" and f.after is not None
-                else None
-            )
-            if cls is not None:
-                ex += pass_line(sources, f, cls)
-            yield Finding(
-                "code.dead-removed",
-                f.path,
-                d.start,
-                d.qualname,
-                f"{d.kind} {d.qualname} removed; no references remain ({scope})",
-                {
-                    "kind": d.kind,
-                    "name": d.name,
-                    "before_path": d.path,
-                    "before_line": d.start,
-                    "before_end": d.end,
-                    "references": [],
-                    "ignored_references": ignored,
-                    "reference_scope": scope,
-                },
-                ex,
-            )
-
-    def _references(
-        self, bundle: PullRequestBundle, sources: SourceFiles, name: str
-    ) -> tuple[list[str], list[str], str]:
-        """(references, ignored hits, scope searched) for a name at head."""
-        if name in bundle.references:
-            hits, scope = list(bundle.references[name]), bundle.reference_scope
-        else:
-            # The source could not search: fall back to the after text of changed files.
-            hits = [
-                f"{f.path}:{n}" for f in sources.python_files() for n in word_hits(f.after, name)
-            ]
-            scope = "changed-files"
-        refs, ignored = [], []
-        for hit in sorted(set(hits), key=_hit_key):
-            path, _, line = hit.rpartition(":")
-            text = sources.text(path, "head")
-            row = (
-                text.splitlines()[int(line) - 1]
-                if text and line.isdigit() and int(line) <= len(text.splitlines())
-                else None
-            )
-            if row is not None and (row.lstrip().startswith("#") or _definition_line(row, name)):
-                ignored.append(hit)  # a comment, or another definition of the same name
-            else:
-                refs.append(hit)
-        return refs, ignored, scope
+            if n in removed or _definition_line(rows[n - 1], d.name):
+                continue
+            if f.before_path == d.path and n in _own_setup(f.before, d, sources.changed(f).removed):
+                continue
+            out.append((f.before_path, n))
+    return out
 
 
-def _hit_key(hit: str) -> tuple[str, int]:
-    path, _, line = hit.rpartition(":")
-    return path, int(line) if line.isdigit() else 0
+def _own_setup(text: str | None, d: Definition, removed: Iterable[int]) -> list[int]:
+    """Removed lines right after a removed constant that only configure it (``NAME.attr = ...``)."""
+    if d.kind not in ("constant", "import") or not text:
+        return []
+    rows = text.splitlines()
+    gone = set(removed)
+    setup = re.compile(rf"\s*{re.escape(d.name)}\.\w+\s*=")
+    out: list[int] = []
+    n = d.end + 1
+    while n in gone and n <= len(rows):
+        row = rows[n - 1]
+        if setup.match(row):
+            out.append(n)
+        elif row.strip() and not row.startswith((" ", "\t", "]", ")", "}")):
+            break
+        elif out:
+            out.append(n)
+        n += 1
+    return out

@@ -400,6 +400,26 @@ class _Unresolved:
     scope: str
 
 
+def _before_scopes(sources: SourceFiles, path: str, tree: ast.Module) -> _Scope:
+    scope: _Scope = sources.memo(path, "before", "scopes", lambda: scopes(tree))
+    return scope
+
+
+def _unresolved_before(sources: SourceFiles) -> set[str]:
+    """Names unbound in the before version of any changed Python file (memoised)."""
+
+    def build() -> set[str]:
+        out: set[str] = set()
+        for f in sources.python_files():
+            tree = sources.tree(f.before_path, "before") if f.before is not None else None
+            if tree is not None:
+                out |= {u.name for u in unresolved(_before_scopes(sources, f.before_path, tree))[0]}
+        return out
+
+    result: set[str] = sources.memo("", "before", "unresolved-names", build)
+    return result
+
+
 def unresolved(module: _Scope) -> tuple[list[_Unresolved], list[tuple[int, str]]]:
     """Reads bound in no visible scope nor builtins, and the star imports that make this uncertain."""
     out: list[_Unresolved] = []
@@ -484,6 +504,7 @@ class NameAnalyzer(Analyzer):
         return sorted(findings, key=Finding.sort_key)
 
     def _unresolved(self, f: FileChange, sources: SourceFiles, module: _Scope) -> list[Finding]:
+        """Unbound names the PR introduced (or kept while moving them: then ``preexisting``)."""
         missing, stars = unresolved(module)
         if not missing:
             return []
@@ -506,11 +527,15 @@ class NameAnalyzer(Analyzer):
         out = []
         for name, uses in sorted(by_name.items()):
             uses.sort(key=lambda u: u.line)
-            details = {
+            details: dict[str, object] = {
                 "scope": uses[0].scope,
                 "lines": [u.line for u in uses],
                 "scopes": sorted({u.scope for u in uses}),
             }
+            if name in _unresolved_before(sources):
+                # Already unbound before the PR (in this file or where the code came from):
+                # moving such code along changes nothing; the finding says so.
+                details["preexisting"] = True
             if stars:
                 details["star_imports"] = [{"line": ln, "module": m} for ln, m in stars]
                 out.append(

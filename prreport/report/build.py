@@ -17,7 +17,14 @@ from prreport.report.review import review_facts
 from prreport.report.risks import risks_of
 from prreport.report.snippets import snippets_of
 from prreport.report.summary import action_of, breakdown_of, headline_of, impact_of, key_symbols_of
-from prreport.report.verdict import account, accounted, code_lines, explained_lines, verdict_of
+from prreport.report.verdict import (
+    account,
+    accounted,
+    code_lines,
+    explained_lines,
+    unknown_reason,
+    verdict_of,
+)
 
 
 def build_model(
@@ -37,7 +44,8 @@ def build_model(
         by_path.setdefault(fd.path, []).append(fd)
     files = sorted(_file_entries(bundle, by_path, moved_out, config), key=file_order)
     changed, explained = explained_lines(bundle, findings)
-    verdict = verdict_of(live, changed, explained, code_lines(bundle, findings, list(diagnostics)))
+    code = code_lines(bundle, findings, list(diagnostics))
+    verdict = verdict_of(live, code)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = review_facts(bundle)
@@ -49,7 +57,12 @@ def build_model(
         changed_lines=changed,
         explained_lines=explained,
         kind_counts=counts,
-        headline=headline_of(live, files, verdict),
+        headline={
+            **headline_of(live, files, verdict),
+            "unknown_reason": unknown_reason(verdict, code),
+            "failed_analyzers": list(code.failed),
+            "unparsed_files": list(code.unparsed),
+        },
         action=action_of(risks),
     )
     return ReportModel(

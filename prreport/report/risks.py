@@ -12,6 +12,7 @@ from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
 from prreport.report.facts import evidence, guard_texts
 from prreport.report.model import FileEntry
+from prreport.report.verdict import is_failure
 
 SEVERITY_ORDER = ("high", "medium", "low")
 
@@ -81,6 +82,21 @@ def _behavior_change_in_refactor(x: RiskInput) -> Evidence:
     return [
         evidence(fd, residual=list(fd.details.get("residual", []))[:5])
         for fd in x.of("behavior.changed")
+    ]
+
+
+def _analysis_incomplete(x: RiskInput) -> Evidence:
+    return [
+        {
+            "kind": "diagnostic",
+            "path": "",
+            "line": None,
+            "symbol": d.origin,
+            "origin": d.origin,
+            "message": d.message.splitlines()[0],
+        }
+        for d in x.diagnostics
+        if is_failure(d)
     ]
 
 
@@ -179,6 +195,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("unresolved-name", "high", _unresolved_name),
     ("refactor-not-equivalent", "high", _refactor_not_equivalent),
     ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
+    ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),
     ("import-in-loop", "medium", _import_in_loop),
     ("unparseable", "medium", _unparseable),

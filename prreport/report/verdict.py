@@ -8,41 +8,73 @@ from prreport.bundle import PullRequestBundle
 from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
 
-_BEHAVIOUR_CHANGE_KINDS = ("behavior.changed",)
-# Structural refactor findings. ``behavior.unchanged`` explains lines (formatting, imports)
-# but is not a refactor by itself: a feature PR that also reformats is a behaviour change.
-_MECHANICAL_PREFIXES = (
-    "import.",
-    "loop.",
-    "code.",
-    "symbol.",
-    "file.renamed",
-)
+# Refactor findings: a PR that has one is (also) a refactor. Incidental imports (``import.added``
+# / ``import.removed``), imports left in loops and ``behavior.unchanged`` (formatting) are not:
+# a bug fix that adds an import or reformats is a plain behaviour change.
+_REFACTOR_KINDS = ("import.hoisted", "import.sunk", "import.moved", "loop.imports-removed")
+_REFACTOR_PREFIXES = ("code.", "symbol.", "file.renamed")
+# Findings that say behaviour changed, when they are about library code (not tests or docs).
+_CHANGE_KINDS = {"behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved"}
 _EQUIVALENT = ("byte-identical", "modulo-renames")
 
 
-def verdict_of(findings: list[Finding], changed: int, explained: int, code: _CodeLines) -> str:
+def is_refactor_kind(kind: str) -> bool:
+    """Whether a finding kind is a structural refactor (a move, an extraction, a hoist...)."""
+    return kind in _REFACTOR_KINDS or kind.startswith(_REFACTOR_PREFIXES)
+
+
+def says_changed(fd: Finding) -> bool:
+    """Whether a live finding says the library code behaves differently."""
+    if category(fd.path) != "source" or fd.details.get("preexisting") is True:
+        return False
+    return fd.kind in _CHANGE_KINDS or fd.details.get("behavior_change") is True
+
+
+def _rebound(findings: list[Finding]) -> bool:
+    """A name imported from one module before and from another after: every use now means another object."""
+    removed = {
+        (f.path, f.symbol): f.details.get("module") for f in findings if f.kind == "import.removed"
+    }
+    # Importing a definition from the new home a proven move gave it is the same object.
+    moved = {
+        f.symbol.rpartition(".")[2]
+        for f in findings
+        if f.kind in ("symbol.moved", "symbol.renamed")
+    }
+    return any(
+        f.kind == "import.added"
+        and category(f.path) == "source"
+        and f.symbol not in moved
+        and (f.path, f.symbol) in removed
+        and removed[(f.path, f.symbol)] != f.details.get("module")
+        for f in findings
+    )
+
+
+def verdict_of(findings: list[Finding], code: CodeLines) -> str:
     """``pure-refactor`` | ``refactor-with-behavior-change`` | ``behavior-change`` | ``unknown``.
 
-    Pure: no finding says behaviour changed and every changed line is explained by a
-    mechanical finding (so every changed function that still exists is ``behavior.unchanged``).
-    Unexplained code lines in parsed Python source are new or changed logic: a behaviour change.
+    ``unknown`` when nothing could be analysed, an analyzer failed or a Python file did not
+    parse (the analysis is incomplete), or when no library code changed (tests, docs only) or
+    changed lines outside Python source (other languages, build and config files) are not
+    explained. A behaviour change when a finding about library code says so or a changed code
+    line of a Python source file is unexplained; ``refactor-with-`` when refactor findings
+    exist too. Otherwise every changed source line is explained: ``pure-refactor``.
     ``findings`` are the live ones (``behavior.changed`` accounted for by a refactor left out).
     """
-    kinds = {f.kind for f in findings}
-    # Without parsed Python nothing can be claimed.
-    if not code.analysed:
+    if not code.analysed or code.incomplete:
         return "unknown"
-    changes = kinds & {"behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved"}
-    # Refactor findings that computed a behaviour change say so in details (code.*, symbol.*).
-    changes |= {f.kind for f in findings if f.details.get("behavior_change") is True}
-    mechanical = any(k.startswith(_MECHANICAL_PREFIXES) for k in kinds)
-    if changes or code.unexplained:
-        return "refactor-with-behavior-change" if mechanical else "behavior-change"
-    if changed and explained >= changed:
-        return "pure-refactor"
-    # Unexplained lines only in formatting, comments, tests or other files: say so rather than guess.
-    return "unknown"
+    refactor = any(is_refactor_kind(f.kind) for f in findings)
+    if code.unexplained or any(says_changed(f) for f in findings) or _rebound(findings):
+        return "refactor-with-behavior-change" if refactor else "behavior-change"
+    if code.other_unexplained or not code.source_changed or any(_unproven(f) for f in findings):
+        return "unknown"
+    return "pure-refactor"
+
+
+def _unproven(fd: Finding) -> bool:
+    """A removal the source could not check against the whole repository (dead or not: unknown)."""
+    return fd.kind == "code.dead-removed" and fd.details.get("proven") is False
 
 
 def proves_equivalence(fd: Finding) -> bool:
@@ -94,24 +126,103 @@ def accounted(fd: Finding) -> bool:
 
 
 @dataclass(frozen=True)
-class _CodeLines:
-    """Whether Python source was parsed, and whether some changed code line in it is unexplained."""
+class CodeLines:
+    """What the changed lines of the PR tell the verdict."""
 
-    analysed: bool
-    unexplained: bool
+    analysed: bool  # some Python file was parsed on both sides
+    incomplete: bool  # an analyzer failed or a Python file did not parse
+    unexplained: bool  # a changed code line of a Python source file is unexplained
+    other_unexplained: bool  # a changed line of other source, build or config files is unexplained
+    source_changed: bool  # some line of a Python source file changed
+    failed: tuple[str, ...] = ()  # analyzers that failed
+    unparsed: tuple[str, ...] = ()  # Python source files that did not parse or could not be read
+
+
+# Files whose changes can alter what the shipped code does even when they are not Python.
+_BEHAVIOUR_CATEGORIES = ("source", "build", "config")
 
 
 def code_lines(
     bundle: PullRequestBundle, findings: list[Finding], diagnostics: list[Diagnostic]
-) -> _CodeLines:
-    """Unexplained changed code lines in parsed Python source files (not comments, blanks, formatting)."""
+) -> CodeLines:
+    """Unexplained changed code lines (not comments, blanks, formatting) by kind of file."""
     from prreport.diffparse import changed_lines
 
     unparsed = {d.path for d in diagnostics if d.path}
-    # An analyzer that crashed explains nothing: its lines prove no change.
-    crashed = any("analyzer failed" in d.message for d in diagnostics)
+    # An analyzer that crashed explains nothing and may have missed a change: incomplete.
+    failed = sorted({d.origin for d in diagnostics if is_failure(d)})
+    incomplete = bool(failed)
+    unreadable: list[str] = []
     explained = {(e[0], e[1], e[2]) for fd in findings for e in fd.explains}
-    # Reformatted lines inside a function that is equal apart from formatting change nothing.
+    same = _unchanged_spans(findings)
+    analysed = unexplained = other = source_changed = False
+    for f in bundle.files:
+        cat = category(f.path)
+        python = f.path.endswith(".py")
+        if python and (f.path in unparsed or f.before_path in unparsed):
+            if cat == "source":
+                incomplete = True
+                unreadable.append(f.path)
+            continue
+        if cat not in _BEHAVIOUR_CATEGORIES:
+            analysed = analysed or python
+            continue
+        if f.binary or f.patch is None or (f.before is None and f.after is None):
+            # No text to compare: unreadable Python source leaves the analysis incomplete.
+            if python and cat == "source" and not f.binary:
+                incomplete = True
+                unreadable.append(f.path)
+            else:
+                other = True
+            continue
+        analysed = analysed or python
+        cl = changed_lines(f.patch)
+        sides = (("-", f.before_path, f.before, cl.removed), ("+", f.path, f.after, cl.added))
+        for side, path, text, numbers in sides:
+            rows = (text or "").splitlines()
+            for n in numbers:
+                row = rows[n - 1].strip() if 0 < n <= len(rows) else ""
+                if python and cat == "source":
+                    source_changed = True
+                if not row or (python and row.startswith("#")):
+                    continue
+                if (path, side, n) in explained or (f.path, side, n) in explained:
+                    continue
+                if any(a <= n <= b for a, b in same.get((path, side), ())):
+                    continue
+                if python and cat == "source":
+                    unexplained = True
+                else:
+                    other = True
+    return CodeLines(
+        analysed, incomplete, unexplained, other, source_changed, tuple(failed), tuple(unreadable)
+    )
+
+
+def is_failure(d: Diagnostic) -> bool:
+    """A diagnostic that says an analyzer crashed (its findings are missing)."""
+    return "analyzer failed" in d.message or "could not plan" in d.message
+
+
+def unknown_reason(verdict: str, code: CodeLines) -> str:
+    """Why the verdict is ``unknown`` (``""`` otherwise), for the summary to say."""
+    if verdict != "unknown":
+        return ""
+    if code.failed:
+        return "analyzer-failed"
+    if code.unparsed:
+        return "unparsed"
+    if not code.analysed:
+        return "no-python"
+    if not code.source_changed:
+        return "no-source-change"
+    if code.other_unexplained:
+        return "other-files"
+    return "references-unchecked"
+
+
+def _unchanged_spans(findings: list[Finding]) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    """Line spans of functions equal apart from formatting: their changed lines change nothing."""
     same: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for fd in findings:
         if fd.kind == "behavior.unchanged":
@@ -121,33 +232,7 @@ def code_lines(
                 same.setdefault((before_path, "-"), []).append((d["before_line"], d["before_end"]))
             if d.get("after_end"):
                 same.setdefault((fd.path, "+"), []).append((d["after_line"], d["after_end"]))
-    analysed = False
-    unexplained = False
-    for f in bundle.files:
-        if (
-            f.binary
-            or not f.path.endswith(".py")
-            or f.path in unparsed
-            or f.before_path in unparsed
-        ):
-            continue
-        analysed = True
-        if crashed or category(f.path) != "source":
-            continue
-        cl = changed_lines(f.patch)
-        sides = (("-", f.before_path, f.before, cl.removed), ("+", f.path, f.after, cl.added))
-        for side, path, text, numbers in sides:
-            rows = (text or "").splitlines()
-            for n in numbers:
-                row = rows[n - 1].strip() if 0 < n <= len(rows) else ""
-                if not row or row.startswith("#"):
-                    continue
-                if (path, side, n) in explained or (f.path, side, n) in explained:
-                    continue
-                if any(a <= n <= b for a, b in same.get((path, side), ())):
-                    continue
-                unexplained = True
-    return _CodeLines(analysed, unexplained)
+    return same
 
 
 def explained_lines(bundle: PullRequestBundle, findings: list[Finding]) -> tuple[int, int]:

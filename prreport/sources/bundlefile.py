@@ -23,11 +23,9 @@ class BundleSource:
         return {p: self._bundle.context_files.get(p) for p in paths}
 
     def find_references(self, names: Iterable[str]) -> tuple[dict[str, tuple[str, ...]], str]:
-        """References not saved in the bundle are reported as none found."""
-        return (
-            {n: self._bundle.references.get(n, ()) for n in names},
-            self._bundle.reference_scope,
-        )
+        """Only references saved in the bundle: a name never searched stays unknown, not "none found"."""
+        saved = self._bundle.references
+        return {n: saved[n] for n in names if n in saved}, self._bundle.reference_scope
 
     def close(self) -> None:
         """Nothing to release."""
