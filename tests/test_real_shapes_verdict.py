@@ -237,3 +237,16 @@ def test_an_analyzer_crash_makes_the_verdict_unknown(tmp_path: Path, monkeypatch
     assert "Safe to skim" not in md
     assert "Analysis incomplete" in md
     assert "分析器 behavior 运行失败" in render_markdown(a.model, "zh")
+
+
+def test_a_name_already_unresolved_before_and_moved_unchanged_is_not_a_change(tmp_path: Path):
+    # A Windows-only helper reads a name its module never bound (real projects have these);
+    # the PR moves it, unchanged, to another module.
+    helper = "def win_only():\n    return windll.kernel32.GetLastError()\n"
+    base = {"pkg/a.py": "def keep():\n    return 1\n\n\n" + helper, "pkg/b.py": "X = 1\n"}
+    pr = {"pkg/a.py": "def keep():\n    return 1\n", "pkg/b.py": "X = 1\n\n\n" + helper}
+    a = _analyse(tmp_path, base, pr)
+    [f] = [f for f in a.findings if f.kind == "names.unresolved"]
+    assert f.symbol == "windll" and f.details["preexisting"] is True
+    assert "windll" not in a.model.summary.headline["behavior_changed"]
+    assert a.model.summary.verdict == "pure-refactor", [(x.kind, x.symbol) for x in a.findings]
