@@ -21,6 +21,8 @@ from prreport.analyzers._defs import (
     segment,
     strip_docstring,
 )
+from prreport.analyzers._expand import expansion_finding, site_pairs
+from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 
@@ -128,16 +130,36 @@ class ExtractedAnalyzer(Analyzer):
     name = "extracted"
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
-        """Emit ``code.extracted`` for helpers and mixin members with at least two original sites."""
+        """Emit ``code.extracted`` for new helpers whose callers, expanded, equal their old code,
+        and for helpers and mixin members with at least two original copies."""
         change = definition_changes(sources)
+        renamed = {(m.new.path, m.new.qualname) for m in moves(change)}
         for new in change.added:
             if new.kind not in ("function", "method"):
                 continue
             f_new = change.file_of[new.path]
-            sites = self._mixin_sites(sources, change, new) or self._helper_sites(sources, new)
-            if len(sites) < 2:
+            # A moved or renamed definition is no new helper (symbols.py follows its callers).
+            moved = (new.path, new.qualname) in renamed
+            expanded = None if moved else self._expanded(sources, new, f_new)
+            if expanded is not None and expanded.details["proven"]:
+                yield expanded
                 continue
-            yield self._finding(sources, change, new, f_new, sites)
+            sites = self._mixin_sites(sources, change, new) or self._helper_sites(sources, new)
+            if len(sites) >= 2:
+                # Copies compared window by window say which argument went where.
+                yield self._finding(sources, change, new, f_new, sites)
+            elif expanded is not None:
+                yield expanded
+
+    # -- any new helper: callers expanded with its body equal their old version ------------
+
+    def _expanded(self, sources: SourceFiles, new: Definition, f_new: FileChange) -> Finding | None:
+        pairs = site_pairs(sources, new, "after")
+        if isinstance(pairs, str) or not pairs:
+            return None
+        if not any(p.proof.proven or p.proof.similar for p in pairs):
+            return None
+        return expansion_finding(sources, "code.extracted", new, f_new, pairs, "+")
 
     # -- helpers: statement runs replaced by a call --------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,9 +19,10 @@ from prreport.analyzers._defs import (
     module_of,
     reference_request,
     residual,
+    same_tree,
     word_hits,
 )
-from prreport.bundle import PullRequestBundle
+from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import ContextRequest, Finding
 
 _FAMILY = {"function": "callable", "method": "callable", "class": "class"}
@@ -77,6 +79,11 @@ def moves(change: Change) -> list[Move]:
         ]
         if len(equal) == 1:
             pairs.append(Move(d, equal[0], "symbol.renamed", _equality(d, equal[0])))
+    # A function's local class or function that now sits in another function travelled with
+    # the code around it (extracted or inlined): a local is no symbol anyone imports or calls.
+    pairs = [
+        m for m in pairs if not ("<locals>" in m.old.qualname and "<locals>" in m.new.qualname)
+    ]
     # A new definition that several removed ones map to is an extraction (extracted.py).
     targets: dict[tuple[str, str], int] = {}
     for m in pairs:
@@ -294,4 +301,71 @@ def _updated_lines(
                 new_row = row.replace(old_mod, new_mod)
             if new_row != row and new_row in added:
                 out += [(f.path, "-", n), (f.path, "+", added[new_row])]
+        out += _updated_functions(sources, f, m, old_mod, new_mod)
+    return out
+
+
+class _Retarget(ast.NodeTransformer):
+    """A before-side function with uses of the old name/module spelled the new way."""
+
+    def __init__(self, m: Move, old_mod: str, new_mod: str) -> None:
+        self.old, self.new = m.old.name, m.new.name
+        self.method = m.old.kind == "method"
+        self.old_mod, self.new_mod = old_mod, new_mod
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if not self.method and node.id == self.old:
+            node.id = self.new
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if node.attr == self.old:
+            node.attr = self.new
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
+        if node.module == self.old_mod:
+            node.module = self.new_mod
+        for a in node.names:
+            if a.name == self.old:
+                a.name = self.new
+        return node
+
+
+def _updated_functions(
+    sources: SourceFiles, f: FileChange, m: Move, old_mod: str, new_mod: str
+) -> list[tuple[str, str, int]]:
+    """Changed lines of functions whose only change is using the new name (reformatting aside)."""
+    if f.before is None or f.after is None:
+        return []
+    before = file_index(sources, f.before_path, "before")
+    after = file_index(sources, f.path, "after")
+    cl = sources.changed(f)
+    out: list[tuple[str, str, int]] = []
+    for q, b in before.items():
+        a = after.get(q)
+        if b.kind not in ("function", "method") or a is None or a.kind != b.kind:
+            continue
+        if b is m.old or a is m.new:
+            continue
+        gone = [n for n in cl.removed if b.start <= n <= b.end]
+        came = [n for n in cl.added if a.start <= n <= a.end]
+        if not gone and not came:
+            continue
+        if not any(
+            (isinstance(n, ast.Name) and n.id == m.old.name)
+            or (isinstance(n, ast.Attribute) and n.attr == m.old.name)
+            for n in ast.walk(b.node)
+        ):
+            continue
+        if "<locals>" in q and any(
+            x.start <= b.start and b.end <= x.end and x is not b
+            for x in before.values()
+            if x.kind in ("function", "method")
+        ):
+            continue  # judged with its enclosing function
+        moved = _Retarget(m, old_mod, new_mod).visit(copy.deepcopy(b.node))
+        if same_tree(moved, a.node, (ast.Import, ast.ImportFrom)) or same_tree(moved, a.node):
+            out += [(f.before_path, "-", n) for n in gone] + [(f.path, "+", n) for n in came]
     return out

@@ -1,0 +1,933 @@
+"""Call-site expansion: prove a function equal to another once calls of a helper are inlined.
+
+Shared by extraction (the after caller calls a new helper: expanded, it must equal the before
+caller) and inlining (the before caller called a removed helper: expanded, it must equal the
+after caller). A call is expanded only where Python's semantics allow it: the parameters are
+replaced by the arguments (pure ones substituted, others assigned first, in call order), the
+helper's result is bound the way the call statement used it, and the helper's own local names
+must not capture or clobber the caller's.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import copy
+import dataclasses
+import difflib
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from prreport.analyzers import SourceFiles
+from prreport.analyzers._defs import (
+    Definition,
+    bound_names,
+    dump,
+    explains,
+    file_index,
+    lines_with_blanks,
+    strip_docstring,
+)
+from prreport.bundle import FileChange
+from prreport.findings import Finding
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_BLOCKS = ("body", "orelse", "finalbody")
+_BUILTINS = frozenset(dir(builtins))
+_TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+# Share of an unproven helper's code found among the caller's changed lines to still call it
+# an extraction/inlining (reported as "different", with the residual).
+_SIMILAR = 0.6
+_ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
+
+
+@dataclass(frozen=True)
+class Helper:
+    """The helper whose calls are expanded: its node, and how a call reaches its first parameter."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    receiver: str  # "static" (no implicit parameter) | "method" | "class" | "function"
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Outcome of expanding one caller: proven equal, or why not (with a residual)."""
+
+    proven: bool
+    sites: int
+    reason: str = ""
+    residual: tuple[str, ...] = ()
+    # Most of the helper's code is found where the call was (extracted/inlined, but changed).
+    similar: bool = False
+    equality: str = "different"  # byte-identical (syntax trees equal) | modulo-renames
+
+
+def helper_of(d: Definition) -> Helper | None:
+    """How calls reach a function/method definition, or None when it cannot be inlined (decorators)."""
+    node = d.node
+    if not isinstance(node, _FUNCS) or d.kind not in ("function", "method"):
+        return None
+    names = [x.id if isinstance(x, ast.Name) else "?" for x in node.decorator_list]
+    if not names:
+        return Helper(node, "method" if d.kind == "method" else "function")
+    if names == ["staticmethod"]:
+        return Helper(node, "static")
+    if names == ["classmethod"]:
+        return Helper(node, "class")
+    return None
+
+
+def calls_in(node: ast.AST, matches: Callable[[ast.Call], bool]) -> list[ast.Call]:
+    """Calls of ``node`` (the whole subtree) that ``matches`` accepts."""
+    return [n for n in ast.walk(node) if isinstance(n, ast.Call) and matches(n)]
+
+
+# -- normalisation ------------------------------------------------------------------------
+
+
+def _terminates(stmts: Sequence[ast.stmt]) -> bool:
+    """True when control never falls off the end of ``stmts``."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, _TERMINAL):
+        return True
+    if isinstance(last, ast.If):
+        return bool(last.orelse) and _terminates(last.body) and _terminates(last.orelse)
+    return False
+
+
+def _ret_value(r: ast.Return) -> ast.expr:
+    return r.value if r.value is not None else ast.Constant(value=None)
+
+
+def _is_docstring(st: ast.stmt) -> bool:
+    return (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Constant)
+        and isinstance(st.value.value, str)
+    )
+
+
+def _norm_list(stmts: list[ast.stmt], top_of: ast.AST | None) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for i, st in enumerate(stmts):
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            continue
+        if i == 0 and top_of is not None and _is_docstring(st):
+            continue
+        if isinstance(st, ast.AnnAssign):
+            if st.value is None:
+                continue
+            st = ast.Assign(targets=[st.target], value=st.value, lineno=st.lineno)
+        if isinstance(st, ast.Assign) and _self_assign(st):
+            continue
+        _norm_node(st)
+        if isinstance(st, ast.If) and st.orelse and _terminates(st.body):
+            # ``if c: return x`` / ``else: rest`` is ``if c: return x`` followed by ``rest``.
+            rest, st.orelse = st.orelse, []
+            out.append(st)
+            out.extend(rest)
+            continue
+        out.append(st)
+    # ``if c: return a`` then ``return b`` is ``return a if c else b`` (from the end).
+    while (
+        len(out) >= 2
+        and isinstance(out[-1], ast.Return)
+        and isinstance(out[-2], ast.If)
+        and not out[-2].orelse
+        and len(out[-2].body) == 1
+        and isinstance(out[-2].body[0], ast.Return)
+    ):
+        cond, last = out[-2], out[-1]
+        body0 = cond.body[0]
+        assert isinstance(body0, ast.Return)
+        out[-2:] = [
+            ast.Return(
+                value=ast.IfExp(test=cond.test, body=_ret_value(body0), orelse=_ret_value(last))
+            )
+        ]
+    if isinstance(top_of, _FUNCS) and out and isinstance(out[-1], ast.Return):
+        v = out[-1].value
+        if v is None or (isinstance(v, ast.Constant) and v.value is None):
+            out.pop()  # falling off the end returns None too
+    return out
+
+
+def _self_assign(st: ast.Assign) -> bool:
+    if len(st.targets) != 1:
+        return False
+    t, v = st.targets[0], st.value
+    if isinstance(t, ast.Name) and isinstance(v, ast.Name):
+        return t.id == v.id
+    if isinstance(t, (ast.Tuple, ast.List)) and isinstance(v, (ast.Tuple, ast.List)):
+        a = [x.id if isinstance(x, ast.Name) else None for x in t.elts]
+        b = [x.id if isinstance(x, ast.Name) else None for x in v.elts]
+        return None not in a and a == b and len(set(a)) == len(a)
+    return False
+
+
+def _norm_node(node: ast.AST) -> None:
+    if isinstance(node, _FUNCS):
+        node.returns = None
+        node.type_comment = None
+        for a in _params(node):
+            a.annotation = None
+    for name in _BLOCKS:
+        block = getattr(node, name, None)
+        if isinstance(block, list) and (not block or isinstance(block[0], ast.stmt)):
+            top = node if isinstance(node, (*_FUNCS, ast.ClassDef)) and name == "body" else None
+            setattr(node, name, _norm_list(block, top))
+    for h in getattr(node, "handlers", None) or []:
+        h.body = _norm_list(h.body, None)
+    for c in getattr(node, "cases", None) or []:
+        c.body = _norm_list(c.body, None)
+    for child in ast.iter_child_nodes(node):
+        if not isinstance(child, ast.stmt) and not isinstance(child, ast.excepthandler):
+            _norm_expr(child)
+
+
+def _norm_expr(node: ast.AST) -> None:
+    for n in ast.walk(node):
+        if isinstance(n, ast.Lambda):
+            for a in n.args.args:
+                a.annotation = None
+
+
+def normalised(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """A copy without imports, docstrings, annotations, ``else`` after a returning branch,
+    self-assignments and a final ``return None``; ``if c: return a`` + ``return b`` as one return."""
+    fn = copy.deepcopy(fn)
+    fn.decorator_list = list(fn.decorator_list)
+    _norm_node(fn)
+    return fn
+
+
+# -- naming -------------------------------------------------------------------------------
+
+
+def _names(node: ast.AST) -> set[str]:
+    """Every identifier a subtree reads, binds or defines."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+        elif isinstance(n, (*_FUNCS, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+    return out
+
+
+def _own_walk(stmts: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """Nodes of ``stmts`` without descending into nested functions, classes and lambdas."""
+    stack = list(reversed(stmts))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, _SCOPES):
+            # Decorators and defaults run in the enclosing scope; the body does not.
+            if isinstance(n, (*_FUNCS, ast.Lambda)):
+                stack.extend(n.args.defaults)
+                stack.extend(d for d in n.args.kw_defaults if d is not None)
+            if isinstance(n, (*_FUNCS, ast.ClassDef)):
+                stack.extend(n.decorator_list)
+            if isinstance(n, ast.ClassDef):
+                stack.extend(n.bases)
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+
+
+def _locals_of(stmts: Sequence[ast.stmt]) -> set[str]:
+    """Names a statement list binds in its own scope (nested def/class names included)."""
+    out: set[str] = set()
+    for n in _own_walk(stmts):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (*_FUNCS, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {a.asname or a.name.split(".")[0] for a in n.names}
+    return out
+
+
+def _free_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names a function reads that it neither binds nor takes as parameters (globals, closures)."""
+    params = {a.arg for a in _params(fn)}
+    local = _locals_of(fn.body) | params
+    reads = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    inner = set()
+    for n in ast.walk(fn):
+        if n is not fn and isinstance(n, (*_FUNCS, ast.Lambda)):
+            inner |= {a.arg for a in _params(n)} | _locals_of(getattr(n, "body", []) or [])
+    return reads - local - inner
+
+
+def _params(fn: ast.AST) -> list[ast.arg]:
+    a = fn.args  # type: ignore[attr-defined]
+    out = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+    return out + [x for x in (a.vararg, a.kwarg) if x is not None]
+
+
+class _Rename(ast.NodeTransformer):
+    """Rename every name outside ``keep`` by order of first appearance (a bijection test)."""
+
+    def __init__(self, keep: frozenset[str]) -> None:
+        self.keep = keep
+        self.names: dict[str, str] = {}
+
+    def _sub(self, name: str) -> str:
+        return name if name in self.keep else self.names.setdefault(name, f"_v{len(self.names)}")
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id=self._sub(node.id), ctx=node.ctx)
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        return ast.arg(arg=self._sub(node.arg), annotation=None)
+
+
+def canonical(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """Dump of a normalised function with its local names (not its parameters) renamed by order."""
+    params = {a.arg for a in _params(fn)}
+    declared = {
+        x for n in ast.walk(fn) if isinstance(n, (ast.Global, ast.Nonlocal)) for x in n.names
+    }
+    local = (bound_names(fn.body) | _locals_of(fn.body)) - params - declared
+    every = _names(fn)
+    return dump(_Rename(frozenset(every - local)).visit(copy.deepcopy(fn)))
+
+
+# -- binding a call -----------------------------------------------------------------------
+
+
+def _pure(e: ast.expr) -> bool:
+    if isinstance(e, (ast.Name, ast.Constant)):
+        return True
+    return isinstance(e, ast.Attribute) and _pure(e.value)
+
+
+def _bind(helper: Helper, call: ast.Call) -> list[tuple[str, ast.expr]] | None:
+    """(parameter, argument) in evaluation order, defaults filled in; None when it cannot be said."""
+    fn = helper.node
+    a = fn.args
+    if a.vararg or a.kwarg:
+        return None
+    if any(isinstance(x, ast.Starred) for x in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    positional = [*a.posonlyargs, *a.args]
+    bound: list[tuple[str, ast.expr]] = []
+    if helper.receiver in ("method", "class"):
+        if not isinstance(call.func, ast.Attribute) or not positional:
+            return None
+        recv = call.func.value
+        want = "cls" if helper.receiver == "class" else "self"
+        if not (isinstance(recv, ast.Name) and recv.id == want):
+            return None
+        bound.append((positional[0].arg, recv))
+        positional = positional[1:]
+    if len(call.args) > len(positional):
+        return None
+    bound += [(p.arg, x) for p, x in zip(positional, call.args, strict=False)]
+    names = {p.arg for p in positional} | {p.arg for p in a.kwonlyargs}
+    for k in call.keywords:
+        if k.arg not in names or any(k.arg == b for b, _ in bound):
+            return None
+        if k.arg in {p.arg for p in a.posonlyargs}:
+            return None
+        bound.append((k.arg, k.value))
+    given = {b for b, _ in bound}
+    defaults = dict(
+        zip(
+            [p.arg for p in [*a.posonlyargs, *a.args]][
+                len([*a.posonlyargs, *a.args]) - len(a.defaults) :
+            ],
+            a.defaults,
+            strict=True,
+        )
+    )
+    defaults |= {
+        p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None
+    }
+    for p in [*positional, *a.kwonlyargs]:
+        if p.arg in given:
+            continue
+        d = defaults.get(p.arg)
+        if d is None or not isinstance(d, ast.Constant):
+            return None
+        bound.append((p.arg, d))
+    return bound
+
+
+class _Subst(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, ast.expr]) -> None:
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if isinstance(node.ctx, ast.Load) and node.id in self.mapping:
+            return copy.deepcopy(self.mapping[node.id])
+        return node
+
+
+def _returns(stmts: Sequence[ast.stmt]) -> list[ast.Return]:
+    return [n for n in _own_walk(stmts) if isinstance(n, ast.Return)]
+
+
+def _yields(stmts: Sequence[ast.stmt]) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_walk(stmts))
+
+
+def _site_form(st: ast.stmt, call: ast.Call, is_async: bool) -> str | None:
+    """How statement ``st`` uses the call: return | assign | expr | yield-from (None: elsewhere)."""
+    value = getattr(st, "value", None)
+    inner = value
+    if is_async:
+        if not isinstance(value, ast.Await):
+            return None
+        inner = value.value
+    if isinstance(st, ast.Expr) and isinstance(value, ast.YieldFrom) and not is_async:
+        return "yield-from" if value.value is call else None
+    if inner is not call:
+        return None
+    if isinstance(st, ast.Return):
+        return "return"
+    if isinstance(st, ast.Assign) or (isinstance(st, ast.AnnAssign) and st.simple):
+        return "assign"
+    if isinstance(st, ast.Expr):
+        return "expr"
+    return None
+
+
+def _expansion(
+    helper: Helper, body: list[ast.stmt], st: ast.stmt, call: ast.Call, tail: bool
+) -> tuple[list[ast.stmt], set[str], bool] | str:
+    """Statements replacing ``st`` and the helper-local names they bring, or why not."""
+    fn = helper.node
+    is_async = isinstance(fn, ast.AsyncFunctionDef)
+    form = _site_form(st, call, is_async)
+    if form is None:
+        return "call used inside a larger expression"
+    gen = _yields(body)
+    if gen != (form == "yield-from"):
+        return "generator helper not consumed by yield from"
+    bound = _bind(helper, call)
+    if bound is None:
+        return "arguments do not bind to parameters"
+    rebound = _locals_of(body)
+    subst: dict[str, ast.expr] = {}
+    prefix: list[ast.stmt] = []
+    introduced = set(rebound)
+    for p, arg in bound:
+        arg_names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+        if _pure(arg) and p not in rebound and not (arg_names & rebound):
+            subst[p] = arg
+        else:
+            prefix.append(
+                ast.Assign(targets=[ast.Name(id=p, ctx=ast.Store())], value=arg, lineno=0)
+            )
+            introduced.add(p)
+    same_args = all(isinstance(x, ast.Name) and x.id == p for p, x in bound)
+    new = [_Subst(subst).visit(copy.deepcopy(s)) for s in body]
+    rets = _returns(new)
+    if form == "return":
+        out = new if tail or _terminates(new) else [*new, ast.Return(value=None)]
+    elif form == "yield-from":
+        if rets and not (len(rets) == 1 and new[-1] is rets[0] and rets[0].value is None):
+            return "generator helper returns a value"
+        out = new[:-1] if rets else new
+    elif form == "expr":
+        if not rets:
+            out = new
+        elif len(rets) == 1 and new[-1] is rets[0]:
+            v = rets[0].value
+            out = new[:-1] + ([] if v is None or _pure(v) else [ast.Expr(value=v)])
+        else:
+            return "helper returns from several places"
+    else:
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target]  # type: ignore[attr-defined]
+        if not rets:
+            if _terminates(new):
+                return "helper never returns"
+            value: ast.expr = ast.Constant(value=None)
+            out = list(new)
+        elif len(rets) == 1 and new[-1] is rets[0]:
+            value = _ret_value(rets[0])
+            out = new[:-1]
+        else:
+            return "helper returns from several places"
+        out = [*out, ast.Assign(targets=copy.deepcopy(targets), value=value, lineno=0)]
+    return [*prefix, *out], introduced, same_args
+
+
+def expand(
+    caller: ast.FunctionDef | ast.AsyncFunctionDef,
+    helper: Helper,
+    matches: Callable[[ast.Call], bool],
+    nested: bool = False,
+) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, bool] | str:
+    """The caller with every matching call statement replaced by the helper body, or why not.
+
+    ``nested``: the helper is defined inside the caller (its ``def`` goes with the inlining).
+    """
+    norm = normalised(helper.node)
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(norm)):
+        return "helper declares global/nonlocal names"
+    body = norm.body
+    fn = copy.deepcopy(caller)
+    helper_node = None
+    if nested:
+        for n in ast.walk(fn):
+            if isinstance(n, _FUNCS) and n is not fn and n.name == helper.node.name:
+                helper_node = n
+    introduced: set[str] = set()
+    sites = 0
+    failure = ""
+    same_names = True
+
+    def visit_list(stmts: list[ast.stmt], top: bool) -> list[ast.stmt]:
+        nonlocal sites, failure, same_names
+        out: list[ast.stmt] = []
+        for i, st in enumerate(stmts):
+            if st is helper_node:
+                continue
+            found = [c for c in ast.walk(st) if isinstance(c, ast.Call) and matches(c)]
+            if not found:
+                out.append(st)
+                continue
+            direct = [
+                c
+                for c in found
+                if _site_form(st, c, isinstance(helper.node, ast.AsyncFunctionDef)) is not None
+            ]
+            if len(direct) == 1 and len(found) == 1:
+                got = _expansion(helper, body, st, direct[0], top and i == len(stmts) - 1)
+                if isinstance(got, str):
+                    failure = failure or got
+                    out.append(st)
+                    continue
+                sites += 1
+                same_names = same_names and got[2]
+                introduced.update(got[1])
+                out.extend(got[0])
+                continue
+            # The call sits deeper: expand inside the statement's own blocks.
+            for name in _BLOCKS:
+                block = getattr(st, name, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    setattr(st, name, visit_list(block, top and isinstance(st, _FUNCS)))
+            for h in getattr(st, "handlers", None) or []:
+                h.body = visit_list(h.body, False)
+            for c in getattr(st, "cases", None) or []:
+                c.body = visit_list(c.body, False)
+            if [c for c in ast.walk(st) if isinstance(c, ast.Call) and matches(c)]:
+                failure = failure or "call used inside a larger expression"
+            out.append(st)
+        return out
+
+    fn.body = visit_list(fn.body, True)
+    if failure:
+        return failure
+    if not sites:
+        return "no call to expand"
+    # The helper's own names must not clash with the caller's: a caller name read where an
+    # inlined assignment could have replaced its value, or a helper global the caller shadows.
+    caller_locals = _locals_of(caller.body) | {a.arg for a in _params(caller)}
+    if not nested:
+        free = _free_of(norm) - {a.arg for a in _params(norm)}
+        clash = free & caller_locals
+        if clash:
+            return f"helper reads {sorted(clash)[0]!r}, a local name of the caller"
+    caller_names = _names(caller) - (_names(helper.node) if nested else set())
+    for name in sorted(introduced):
+        if name not in caller_locals and name in caller_names:
+            return f"inlined name {name!r} is a global the caller reads"
+        if not _safe_to_introduce(caller, name, matches, helper.node.name if nested else ""):
+            return f"inlined name {name!r} is also used by the caller"
+    return fn, sites, same_names
+
+
+def _safe_to_introduce(
+    caller: ast.AST, name: str, matches: Callable[[ast.Call], bool], helper_name: str
+) -> bool:
+    """Whether every read of ``name`` in the caller sees an assignment made after the last call site."""
+
+    def has_site(node: ast.AST) -> bool:
+        return any(isinstance(c, ast.Call) and matches(c) for c in ast.walk(node))
+
+    def reads(node: ast.AST) -> bool:
+        return any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+            for n in _own_walk([node])
+        )
+
+    def binds_here(st: ast.stmt) -> bool:
+        targets: list[ast.expr] = []
+        if isinstance(st, ast.Assign):
+            targets = st.targets
+        elif isinstance(st, ast.AnnAssign) and st.value is not None:
+            targets = [st.target]
+        elif isinstance(st, (ast.For, ast.AsyncFor)):
+            return False  # the body may not run
+        return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
+
+    def walk(stmts: Sequence[ast.stmt], defined: bool) -> tuple[bool, bool]:
+        for st in stmts:
+            if isinstance(st, (*_FUNCS, ast.ClassDef)):
+                if st.name == helper_name:
+                    continue
+                inner_reads = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(st))
+                if inner_reads and name not in _locals_of(getattr(st, "body", [])):
+                    return False, defined  # a closure reads it at an unknown time
+                continue
+            header = [
+                c
+                for f, v in ast.iter_fields(st)
+                if f not in (*_BLOCKS, "handlers", "cases")
+                for c in (v if isinstance(v, list) else [v])
+                if isinstance(c, ast.AST)
+            ]
+            if not defined and any(reads(h) for h in header):
+                return False, defined
+            loop = isinstance(st, (ast.For, ast.AsyncFor, ast.While))
+            inner_defined = defined and not (loop and has_site(st))
+            for fname in _BLOCKS:
+                block = getattr(st, fname, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    ok, _ = walk(block, inner_defined)
+                    if not ok:
+                        return False, defined
+            for h in getattr(st, "handlers", None) or []:
+                ok, _ = walk(h.body, inner_defined)
+                if not ok:
+                    return False, defined
+            for c in getattr(st, "cases", None) or []:
+                ok, _ = walk(c.body, inner_defined)
+                if not ok:
+                    return False, defined
+            if has_site(st):
+                defined = False
+            elif binds_here(st):
+                defined = True
+        return True, defined
+
+    body = caller.body  # type: ignore[attr-defined]
+    # Before any call site, the caller's own uses are untouched: start "defined".
+    return walk(body, True)[0]
+
+
+def prove(
+    compact: ast.FunctionDef | ast.AsyncFunctionDef,
+    other: ast.FunctionDef | ast.AsyncFunctionDef,
+    helper: Helper,
+    matches: Callable[[ast.Call], bool],
+    nested: bool = False,
+) -> Proof:
+    """Whether ``compact`` with the helper's calls expanded equals ``other`` (modulo local names)."""
+    got = expand(compact, helper, matches, nested)
+    if isinstance(got, str):
+        return Proof(False, 0, got)
+    fn, sites, same_names = got
+    a, b = normalised(fn), normalised(other)
+    a.name = b.name
+    if canonical(a) == canonical(b):
+        exact = same_names and dump(a) == dump(b)
+        return Proof(True, sites, equality="byte-identical" if exact else "modulo-renames")
+    return Proof(False, sites, "the expanded code differs", _residual(a, b))
+
+
+def _residual(a: ast.AST, b: ast.AST) -> tuple[str, ...]:
+    x, y = ast.unparse(a).splitlines(), ast.unparse(b).splitlines()
+    return tuple(
+        ln
+        for ln in difflib.unified_diff(x, y, lineterm="", n=0)
+        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    )
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def contained(part: str, whole: str) -> float:
+    """Share of ``part``'s tokens found, in order, in ``whole`` (1.0: all of it)."""
+    a, b = _TOKEN.findall(part), _TOKEN.findall(whole)
+    if not a:
+        return 0.0
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return sum(m.size for m in sm.get_matching_blocks()) / len(a)
+
+
+def _class_chain(index: dict[str, Definition], cls: str, depth: int = 0) -> set[str]:
+    """Short names of a class and its bases defined in the same file (transitively)."""
+    d = index.get(cls)
+    out = {cls.rsplit(".", 1)[-1]}
+    if d is None or d.kind != "class" or depth > 5:
+        return out
+    for b in d.bases:
+        short = b.rsplit(".", 1)[-1]
+        out.add(short)
+        hit = next((q for q, x in index.items() if x.kind == "class" and x.name == short), None)
+        if hit is not None and hit != cls:
+            out |= _class_chain(index, hit, depth + 1)
+    return out
+
+
+def call_matcher(
+    helper: Definition,
+    caller: Definition,
+    index: dict[str, Definition],
+    same_file: bool,
+    imported: frozenset[str] = frozenset(),
+) -> Callable[[ast.Call], bool] | None:
+    """Which calls inside ``caller`` reach ``helper`` (``index``: the caller file side's definitions).
+
+    A function: by its name in its own module (or imported by name), not shadowed by a caller
+    local; a nested function: by name inside its enclosing function; a method: through
+    ``self``/``cls`` from its class or a subclass in the same file that does not redefine it,
+    or through its class name.
+    """
+    name = helper.name
+    local = _locals_of(getattr(caller.node, "body", [])) | {a.arg for a in _params(caller.node)}
+    if helper.kind == "function" and helper.parent.endswith(".<locals>"):
+        if helper.parent != f"{caller.qualname}.<locals>":
+            return None
+        return lambda c: isinstance(c.func, ast.Name) and c.func.id == name
+    if helper.kind == "function" and not helper.parent:
+        if name in local or not (same_file or name in imported):
+            return None
+        return lambda c: isinstance(c.func, ast.Name) and c.func.id == name
+    if helper.kind != "method" or caller.kind != "method":
+        return None
+    if not same_file:
+        return None
+    cls = helper.parent
+    home = cls.rsplit(".", 1)[-1]
+    if home not in _class_chain(index, caller.parent):
+        return None
+    if caller.parent != cls and f"{caller.parent}.{name}" in index:
+        return None  # the caller's class has its own method of that name
+
+    def match(c: ast.Call) -> bool:
+        f = c.func
+        return (
+            isinstance(f, ast.Attribute)
+            and f.attr == name
+            and isinstance(f.value, ast.Name)
+            and f.value.id in ("self", "cls", home)
+        )
+
+    return match
+
+
+@dataclass(frozen=True)
+class SitePair:
+    """A caller present on both sides, and the proof for its calls of the helper."""
+
+    path: str  # after path
+    before_path: str
+    before: Definition
+    after: Definition
+    proof: Proof
+    call_lines: tuple[int, ...] = ()  # lines of the helper calls, on the helper's side
+
+
+def imported_names(tree: ast.Module | None, module_stem: str) -> frozenset[str]:
+    """Names a module imports by name from a module whose last component is ``module_stem``."""
+    out: set[str] = set()
+    for st in ast.walk(tree) if tree is not None else ():
+        if isinstance(st, ast.ImportFrom) and (st.module or "").rsplit(".", 1)[-1] == module_stem:
+            out |= {a.asname or a.name for a in st.names if (a.asname or a.name) == a.name}
+    return frozenset(out)
+
+
+def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[SitePair] | str:
+    """Callers of ``helper`` on its own ``side`` (``after``: extracted, ``before``: inlined), each
+    paired with the same function on the other side and proven or not; a string says why none apply.
+    """
+    h = helper_of(helper)
+    if h is None:
+        return "decorated helper"
+    other_side = "before" if side == "after" else "after"
+    stem = helper.path.rsplit("/", 1)[-1].removesuffix(".py")
+    if stem == "__init__":
+        stem = helper.path.rsplit("/", 2)[-2] if "/" in helper.path else stem
+    out: list[SitePair] = []
+    for f in sources.python_files():
+        if f.before is None or f.after is None:
+            continue
+        here_path = f.path if side == "after" else f.before_path
+        there_path = f.before_path if side == "after" else f.path
+        here = file_index(sources, here_path, side)
+        there = file_index(sources, there_path, other_side)
+        same_file = here_path == helper.path
+        imported = frozenset() if same_file else imported_names(sources.tree(here_path, side), stem)
+        for q, c in here.items():
+            if c.kind not in ("function", "method") or c is helper:
+                continue
+            if q.startswith(f"{helper.qualname}."):
+                continue  # nested in the helper itself
+            m = call_matcher(helper, c, here, same_file, imported)
+            if m is None or not calls_in(c.node, m):
+                continue
+            if any(
+                p.before.qualname == q and p.path == f.path for p in out
+            ):  # pragma: no cover - qualnames are unique per file
+                continue
+            o = there.get(q)
+            if o is None or o.kind != c.kind:
+                return f"caller {q} exists on one side only"
+            if any(
+                isinstance(n, ast.Call)
+                and (
+                    (isinstance(n.func, ast.Name) and n.func.id == helper.name)
+                    or (isinstance(n.func, ast.Attribute) and n.func.attr == helper.name)
+                )
+                for n in ast.walk(o.node)
+            ):
+                return f"caller {q} still calls {helper.name} on the other side"
+            nested = helper.parent == f"{q}.<locals>"
+            proof = prove(c.node, o.node, h, m, nested)  # type: ignore[arg-type]
+            b, a = (o, c) if side == "after" else (c, o)
+            call_lines = tuple(sorted({x.lineno for x in calls_in(c.node, m)}))
+            if not proof.proven:
+                # Where the helper's code went (or came from): the other side's changed lines.
+                g = f.before if side == "after" else f.after
+                cl = sources.changed(f)
+                moved = set(cl.removed if side == "after" else cl.added)
+                rows = (g or "").splitlines()
+                text = "\n".join(
+                    rows[n - 1] for n in range(o.start, o.end + 1) if n in moved and n <= len(rows)
+                )
+                body = strip_docstring(helper.node.body)  # type: ignore[attr-defined]
+                body_text = "\n".join(ast.unparse(x) for x in body)
+                share = contained(body_text, text)
+                # Or the calls expanded and the result is off by a few lines only.
+                near = proof.sites > 0 and len(proof.residual) <= max(
+                    4, len(body_text.splitlines())
+                )
+                similar = share >= _SIMILAR or (near and share >= _SIMILAR / 2)
+                proof = dataclasses.replace(proof, similar=similar)
+            out.append(SitePair(f.path, f.before_path, b, a, proof, call_lines))
+    # A caller nested in another caller is proven with it: keep the outermost only.
+    outer = [
+        p
+        for p in out
+        if not any(
+            o is not p and o.path == p.path and p.after.qualname.startswith(f"{o.after.qualname}.")
+            for o in out
+        )
+    ]
+    return outer
+
+
+def expansion_finding(
+    sources: SourceFiles,
+    kind: str,
+    helper: Definition,
+    f_helper: FileChange,
+    pairs: list[SitePair],
+    side: str,
+    stale: Sequence[str] = (),
+) -> Finding:
+    """``code.extracted`` (helper added, ``side`` "+") or ``code.inlined`` (helper removed, "-").
+
+    Proven only when every caller, its helper calls expanded, equals the other version: then
+    the finding explains the helper's lines and every changed line of those callers.
+    """
+    proven = all(p.proof.proven for p in pairs) and not stale
+    ex: list[tuple[str, str, int]] = []
+    if proven:
+        cl = sources.changed(f_helper)
+        if side == "+":
+            lines = lines_with_blanks(f_helper.after, helper.start, helper.end, cl.added)
+            ex += explains(f_helper.path, "+", lines)
+            ex += _placeholder_line(sources, f_helper, helper)
+        else:
+            lines = lines_with_blanks(f_helper.before, helper.start, helper.end, cl.removed)
+            ex += explains(f_helper.before_path, "-", lines)
+        for p in pairs:
+            f = next(x for x in sources.python_files() if x.path == p.path)
+            c = sources.changed(f)
+            ex += explains(
+                f.before_path,
+                "-",
+                lines_with_blanks(f.before, p.before.start, p.before.end, c.removed),
+            )
+            ex += explains(
+                f.path, "+", lines_with_blanks(f.after, p.after.start, p.after.end, c.added)
+            )
+    verb = "extracted into" if kind == "code.extracted" else "inlined from"
+    equality = (
+        max((p.proof.equality for p in pairs), key=_ORDER.__getitem__) if proven else "different"
+    )
+    details = {
+        "helper": helper.qualname,
+        "new_home" if kind == "code.extracted" else "old_home": helper.qualname,
+        "helper_path": f_helper.path if side == "+" else f_helper.before_path,
+        "helper_line": helper.start,
+        "home_kind": helper.kind,
+        "equality": equality,
+        "proven": proven,
+        # Expanded exactly yet different: the code does something else; not expandable: unknown.
+        "behavior_change": True
+        if stale or any(p.proof.sites and not p.proof.proven for p in pairs)
+        else (False if proven else None),
+        "stale_references": list(stale),
+        "sites": [
+            {
+                "path": p.path,
+                "scope": p.after.qualname,
+                "before_line": p.before.start,
+                "before_end": p.before.end,
+                "after_line": p.after.start,
+                "after_end": p.after.end,
+                "calls": p.proof.sites,
+                "call_lines": list(p.call_lines),
+                "equality": p.proof.equality,
+                "proven": p.proof.proven,
+                "reason": p.proof.reason,
+                "residual": list(p.proof.residual),
+            }
+            for p in sorted(pairs, key=lambda p: (p.path, p.after.start))
+        ],
+    }
+    scopes = ", ".join(sorted({p.after.qualname for p in pairs}))
+    return Finding(
+        kind,
+        f_helper.path,
+        helper.start if side == "+" else None,
+        helper.qualname,
+        f"{scopes}: code {verb} {helper.qualname} ({equality})",
+        details,
+        tuple(sorted(set(ex))),
+    )
+
+
+def _placeholder_line(
+    sources: SourceFiles, f: FileChange, helper: Definition
+) -> tuple[tuple[str, str, int], ...]:
+    """The removed ``pass``/``...`` of a class that was empty before the helper method was added."""
+    if helper.kind != "method" or f.before is None:
+        return ()
+    cls = file_index(sources, f.before_path, "before").get(helper.parent)
+    body = getattr(cls.node, "body", []) if cls is not None else []
+    body = [st for st in body if not _is_docstring(st)]
+    if len(body) != 1:
+        return ()
+    st = body[0]
+    empty = isinstance(st, ast.Pass) or (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Constant)
+        and st.value.value is Ellipsis
+    )
+    if empty and st.lineno in sources.changed(f).removed:
+        return ((f.before_path, "-", st.lineno),)
+    return ()
