@@ -192,8 +192,10 @@ def test_cycle_search_stops_at_the_configured_depth(tmp_path):
     shallow = _pr(
         tmp_path / "1", base, {"pkg/a.py": _A_AFTER}, analysis=AnalysisConfig(cycle_depth=2)
     )
-    (safe,) = _kind(shallow, "cycle.safe")
-    assert safe.details["complete"] is False  # d was not read: no contract on an incomplete search
+    # d was not read: an incomplete search proves nothing (unchecked, never safe), no contract
+    assert not _kind(shallow, "cycle.safe")
+    (unchecked,) = _kind(shallow, "cycle.unchecked")
+    assert unchecked.details["complete"] is False and unchecked.symbol == "pkg.b"
     assert not _kind(shallow, "contract.implicit")
     deep = _pr(tmp_path / "2", base, {"pkg/a.py": _A_AFTER}, analysis=AnalysisConfig(cycle_depth=3))
     (risk,) = _kind(deep, "cycle.risk")

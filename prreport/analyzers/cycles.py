@@ -29,6 +29,9 @@ class _Hoist:
     target: str
     bindings: tuple[ImportBinding, ...]
     hoisted: bool  # some binding was imported lazily (in a function or block) before
+    # The importer already loaded the target at module level before the change (another name
+    # of the same module, or the same import moved within the module): no new cycle.
+    preexisting: bool = False
 
 
 @dataclass
@@ -42,6 +45,7 @@ class _Exploration:
     missing: set[str] = field(default_factory=set)  # paths not fetched yet
     unavailable: set[str] = field(default_factory=set)  # modules absent or unparseable at head
     truncated: bool = False
+    ancestor: bool = False  # the target is a package of the importer: already in sys.modules
 
 
 def _index(
@@ -68,15 +72,60 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
         if importer is None:
             continue  # a script outside the packages cannot be imported back
         lazy_before = _all_keys(sources, f.before_path) if before is not None else set()
+        lazy_targets = (
+            _lazy_targets(sources, index, importer, f.before_path) if before is not None else set()
+        )
+        loaded_before = _targets(index, before, importer, f.before_path)
         by_target: dict[str, list[ImportBinding]] = {}
         for b in newly_module_level(before, after):
             target = index.target(b, importer, f.path)
             if target and target != importer:
                 by_target.setdefault(target, []).append(b)
         for target, bindings in sorted(by_target.items()):
-            hoisted = any(b.key in lazy_before for b in bindings)
+            # lazy before: the same binding, or the same module spelled another way
+            hoisted = any(b.key in lazy_before for b in bindings) or target in lazy_targets
             ordered = tuple(sorted(bindings, key=lambda b: (b.line, b.bound)))
-            out.append(_Hoist(f, importer, target, ordered, hoisted))
+            preexisting = target in loaded_before[True] or (
+                target in loaded_before[False] and not any(b.top_level for b in bindings)
+            )
+            out.append(_Hoist(f, importer, target, ordered, hoisted, preexisting))
+    return out
+
+
+def _targets(
+    index: ModuleIndex, tree: ast.Module | None, importer: str, path: str
+) -> dict[bool, set[str]]:
+    """First-party modules a module loaded at import time: {True: unconditionally, False: any}."""
+    out: dict[bool, set[str]] = {True: set(), False: set()}
+    for b in module_level_imports(tree) if tree is not None else ():
+        target = index.target(b, importer, path)
+        if target:
+            out[False].add(target)
+            if b.top_level:
+                out[True].add(target)
+    return out
+
+
+def _lazy_targets(sources: SourceFiles, index: ModuleIndex, importer: str, path: str) -> set[str]:
+    """First-party modules a before file imported inside functions or classes."""
+    ix = scope_index(sources, path, "before")
+    out: set[str] = set()
+    for b in ix.imports if ix else ():
+        if b.at_module_level:
+            continue
+        mb = ImportBinding(
+            b.module[b.level :] if b.is_from else b.module,
+            b.level,
+            (b.name or "") if b.is_from else "",
+            b.alias or "",
+            b.bound,
+            b.line,
+            b.stmt_line,
+            False,
+        )
+        target = index.target(mb, importer, path)
+        if target:
+            out.add(target)
     return out
 
 
@@ -114,9 +163,16 @@ def _explore(
     depth: int,
 ) -> _Exploration:
     ex = _Exploration()
-    # The importer's own packages are initialised before it runs, so reaching them is no cycle.
+    # The importer's own packages are in sys.modules before it runs (being initialised), so
+    # importing them again runs nothing: reaching them is no cycle. Reaching the importer is.
     settled = set(parents(importer))
-    start = [p for p in parents(target) if p not in settled and index.path_of(p)] + [target]
+    if target in settled:
+        ex.ancestor = True
+        ex.explored.add(target)
+        return ex
+    start = [
+        p for p in parents(target) if p not in settled and p != importer and index.path_of(p)
+    ] + [target]
     queue = deque([(m, [importer, m]) for m in start])
     seen = set(start)
     while queue:
@@ -147,7 +203,8 @@ def _explore(
                 continue
             first_party.add(dest)
             edges.extend(p for p in parents(dest) if p not in settled and index.path_of(p))
-            edges.append(dest)
+            if dest not in settled:
+                edges.append(dest)
         if module == target:
             ex.target_imports = sorted(first_party)
             ex.target_external = sorted(external)
@@ -252,6 +309,8 @@ class CycleAnalyzer(Analyzer):
         for h, ex in self._walks(bundle, sources):
             target_path = index.path_of(h.target) or ""
             names = [b.bound for b in h.bindings]
+            unavailable = sorted(ex.unavailable | {index.module_of(p) or p for p in ex.missing})
+            complete = not (ex.truncated or ex.missing or ex.unavailable)
             details = {
                 "importer_module": h.importer,
                 "target_module": h.target,
@@ -264,13 +323,41 @@ class CycleAnalyzer(Analyzer):
                 "origin": "hoisted" if h.hoisted else "new",
                 "lines": [b.line for b in h.bindings],
                 "explored": sorted(ex.explored),
-                "unavailable": sorted(
-                    ex.unavailable | {index.module_of(p) or p for p in ex.missing}
-                ),
-                "complete": not (ex.truncated or ex.missing or ex.unavailable),
+                "unavailable": unavailable,
+                "complete": complete,
             }
+            if h.preexisting:
+                details["preexisting"] = True
             line = h.bindings[0].line
-            if ex.chain:
+            if ex.ancestor:
+                details["ancestor"] = True
+                findings.append(
+                    Finding(
+                        "cycle.safe",
+                        h.file.path,
+                        line,
+                        h.target,
+                        f"{h.target} is a package of {h.importer}: already initialising, runs nothing",
+                        details,
+                    )
+                )
+                continue
+            if ex.chain and h.preexisting:
+                # The importer loaded the target at module level before: the change adds no
+                # cycle (whatever loop exists, it ran the same way before).
+                details["existing_chain"] = ex.chain
+                details["chain"] = []
+                findings.append(
+                    Finding(
+                        "cycle.safe",
+                        h.file.path,
+                        line,
+                        h.target,
+                        f"{h.target} was imported by {h.importer} before: no new cycle",
+                        details,
+                    )
+                )
+            elif ex.chain:
                 findings.append(
                     Finding(
                         "cycle.risk",
@@ -281,14 +368,19 @@ class CycleAnalyzer(Analyzer):
                         details,
                     )
                 )
-            elif h.target not in ex.explored:
+            elif h.target not in ex.explored or not complete:
+                # A walk that could not finish proves nothing: say so, never "safe".
                 findings.append(
                     Finding(
                         "cycle.unchecked",
                         h.file.path,
                         line,
                         h.target,
-                        f"{h.target}: source unavailable",
+                        f"{h.target}: source unavailable"
+                        if h.target not in ex.explored
+                        else f"{h.target}: import walk incomplete ("
+                        + ", ".join(unavailable or ["depth limit"])
+                        + ")",
                         details,
                     )
                 )
@@ -305,7 +397,7 @@ class CycleAnalyzer(Analyzer):
                 )
                 # A new dependency of a new file rests on nothing that held before; a hoist or a
                 # new import in an existing module rests on the target never importing back.
-                if details["complete"] and h.file.before is not None:
+                if complete and h.file.before is not None:
                     safe_by_target.setdefault(h.target, []).append((h, ex))
         for target, items in sorted(safe_by_target.items()):
             if any(f.kind == "cycle.risk" and f.symbol == target for f in findings):

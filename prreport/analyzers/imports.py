@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import ast
+import difflib
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,13 +21,27 @@ Line = tuple[str, str, int]
 class ImportMove:
     """One relocated, added or removed import binding."""
 
-    kind: str  # hoisted | sunk | moved | added | removed
-    path: str
+    # hoisted | sunk | moved | reguarded (same scope, other guards) | added | removed
+    # | stayed (same scope and guards: no finding)
+    kind: str
+    path: str  # the file of the after binding (of the before binding for ``removed``)
     before: ImportBinding | None
     after: ImportBinding | None
     merged_into_existing: bool = False
     already_bound: bool = False  # hoisted onto a module-level import that existed before
-    before_path: str | None = None
+    before_path: str | None = None  # the (after) path of the source file of a cross-file move
+    # A respelled move: every binding of the other spelling that loads the same object
+    # (``from pkg import mod`` in a function -> ``from pkg.mod import a, b`` at module level).
+    respelled: tuple[ImportBinding, ...] = ()
+
+    @property
+    def local(self) -> ImportBinding | None:
+        """The function-local side of a hoist or sink (the binding that moved)."""
+        if self.kind == "hoisted":
+            return self.before
+        if self.kind == "sunk":
+            return self.after
+        return self.after or self.before
 
 
 def scope_index(sources: SourceFiles, path: str, side: str) -> ScopeIndex | None:
@@ -42,20 +59,96 @@ def _stmt_id(b: ImportBinding) -> tuple[str, int]:
     return (b.scope, b.stmt_line)
 
 
-def _match_file(
-    path: str, bx: ScopeIndex | None, ax: ScopeIndex | None, paths: PathIndex | None = None
-) -> list[ImportMove]:
-    before = list(bx.imports) if bx else []
-    after = list(ax.imports) if ax else []
+def _runtime_module(b: ImportBinding) -> bool:
+    """Bound in the module namespace when the module runs (not only under TYPE_CHECKING)."""
+    return b.at_module_level and not b.type_checking
+
+
+Ident = Callable[[ImportBinding], tuple[Any, ...]]
+
+
+def _identity(path: str, paths: PathIndex | None) -> Ident:
+    """The position-independent identity of a binding of file ``path``.
+
+    ``from .x import y`` and ``from pkg.x import y`` are the same binding.
+    """
 
     def ident(b: ImportBinding) -> tuple[Any, ...]:
-        # ``from .x import y`` and ``from pkg.x import y`` are the same binding
         if paths is not None and b.is_from:
             target = paths.module_path(b.module.lstrip("."), path, b.level)
             if target is not None:
                 return (target, b.name, b.alias)
         return b.key
 
+    return ident
+
+
+def _pair_key(
+    path: str,
+    rb: list[ImportBinding],
+    ra: list[ImportBinding],
+    merged: Callable[[ImportBinding], bool],
+) -> list[ImportMove]:
+    """Moves of the before/after bindings of one identity in one file."""
+    moves: list[ImportMove] = []
+    stayed: list[ImportBinding] = []
+    # Same scope and same guard chain: the binding stayed (perhaps on another line).
+    for b in list(rb):
+        same = next(
+            (a for a in ra if a.scope == b.scope and a.context_key() == b.context_key()), None
+        )
+        if same is not None:
+            rb.remove(b)
+            ra.remove(same)
+            stayed.append(same)
+            moves.append(ImportMove("stayed", path, b, same))
+    # Hoisted: a function-local import is now bound at module level (new there, or already).
+    fresh = [a for a in ra if _runtime_module(a)]
+    kept = [a for a in stayed if _runtime_module(a)]
+    for b in [b for b in rb if not b.at_module_level and not b.type_checking]:
+        if fresh:
+            moves.append(ImportMove("hoisted", path, b, fresh[0], merged(fresh[0])))
+        elif kept:
+            moves.append(ImportMove("hoisted", path, b, kept[0], False, already_bound=True))
+        else:
+            continue
+        rb.remove(b)
+    if fresh and any(m.after is fresh[0] for m in moves):
+        ra.remove(fresh[0])
+    # Sunk: a module-level import gone from the module namespace, now function-local.
+    gone = [b for b in rb if _runtime_module(b)]
+    local = [a for a in ra if not a.at_module_level and not a.type_checking]
+    if gone and local and not any(_runtime_module(a) for a in ra) and not kept:
+        for a in local:
+            moves.append(ImportMove("sunk", path, gone[0], a))
+            ra.remove(a)
+        rb.remove(gone[0])
+    # Anything else that changed scope or guards is a move (runtime to runtime, TYPE_CHECKING
+    # to TYPE_CHECKING); what is left is a new or a dropped dependency.
+    for tc in (False, True):
+        left_b = [b for b in rb if b.type_checking == tc]
+        left_a = [a for a in ra if a.type_checking == tc]
+        for b, a in zip(left_b, left_a, strict=False):
+            # same scope, other guards (``if sys.version_info ...:`` dropped): not a relocation
+            kind = "reguarded" if a.scope == b.scope else "moved"
+            moves.append(ImportMove(kind, path, b, a, merged(a)))
+        for b in left_b[len(left_a) :]:
+            moves.append(ImportMove("removed", path, b, None))
+        for a in left_a[len(left_b) :]:
+            moves.append(ImportMove("added", path, None, a, merged(a)))
+    return moves
+
+
+def _match_file(
+    path: str,
+    bx: ScopeIndex | None,
+    ax: ScopeIndex | None,
+    paths: PathIndex | None = None,
+    objects: _Objects | None = None,
+) -> list[ImportMove]:
+    before = list(bx.imports) if bx else []
+    after = list(ax.imports) if ax else []
+    ident = _identity(path, paths)
     by_b: dict[tuple[Any, ...], list[ImportBinding]] = {}
     by_a: dict[tuple[Any, ...], list[ImportBinding]] = {}
     for b in before:
@@ -73,83 +166,342 @@ def _match_file(
 
     moves: list[ImportMove] = []
     for key in sorted(set(by_b) | set(by_a), key=repr):
-        rb = list(by_b.get(key, ()))
-        ra = list(by_a.get(key, ()))
-        all_a = list(ra)
-        # Same scope and same guard chain: the binding stayed (perhaps on another line).
-        for b in list(rb):
-            same = next(
-                (a for a in ra if a.scope == b.scope and a.context_key() == b.context_key()), None
-            )
-            if same is not None:
-                rb.remove(b)
-                ra.remove(same)
-        used_b: set[int] = set()
-        used_a: set[int] = set()
-        for i, b in enumerate(rb):
-            if b.at_module_level:
-                continue
-            fresh = [j for j, a in enumerate(ra) if a.at_module_level]
-            if fresh:
-                a = ra[fresh[0]]
-                used_a.add(fresh[0])
-                moves.append(ImportMove("hoisted", path, b, a, merged(a)))
-                used_b.add(i)
-            else:
-                kept = [a for a in all_a if a.at_module_level]
-                if kept:
-                    moves.append(ImportMove("hoisted", path, b, kept[0], False, already_bound=True))
-                    used_b.add(i)
-        gone_module = [i for i, b in enumerate(rb) if b.at_module_level and i not in used_b]
-        for j, a in enumerate(ra):
-            if j in used_a or a.at_module_level or not gone_module:
-                continue
-            moves.append(ImportMove("sunk", path, rb[gone_module[0]], a))
-            used_a.add(j)
-        used_b.update(
-            gone_module[:1]
-            if any(m.kind == "sunk" and m.before is rb[gone_module[0]] for m in moves)
-            else []
-        )
-        left_b = [b for i, b in enumerate(rb) if i not in used_b]
-        left_a = [a for j, a in enumerate(ra) if j not in used_a]
-        for b, a in zip(left_b, left_a, strict=False):
-            moves.append(ImportMove("moved", path, b, a, merged(a)))
-        for b in left_b[len(left_a) :]:
-            moves.append(ImportMove("removed", path, b, None))
-        for a in left_a[len(left_b) :]:
-            moves.append(ImportMove("added", path, None, a, merged(a)))
+        moves += _pair_key(path, list(by_b.get(key, ())), list(by_a.get(key, ())), merged)
+    if objects is not None:
+        moves = _respell(path, moves, ax, objects, merged)
     return moves
 
 
-def _cross_file(moves: list[ImportMove]) -> list[ImportMove]:
-    """A binding removed from one file and added to another (absolute imports) is a move."""
-    removed = [m for m in moves if m.kind == "removed" and m.before and not m.before.level]
-    out = [m for m in moves if m not in removed and m.kind != "added"]
-    added = [m for m in moves if m.kind == "added"]
+# --- respelled imports of the same object ---------------------------------------------------
+
+
+class _Objects:
+    """What an import binding loads: a module file, or the definition a name resolves to.
+
+    Module-level names are followed through re-exports (``from .b import f`` in ``a``) in the
+    changed files and the context files, before or after the change.
+    """
+
+    def __init__(self, bundle: PullRequestBundle, sources: SourceFiles, paths: PathIndex | None):
+        self.bundle = bundle
+        self.sources = sources
+        self.paths = paths
+        self._names: dict[tuple[str, str], tuple[set[str], dict[str, tuple[str, int, str]]]] = {}
+
+    def _module(self, dotted: str, importer: str, level: int) -> str | None:
+        if self.paths is not None:
+            hit = self.paths.module_path(dotted, importer, level)
+            if hit is not None:
+                return hit
+            if level:
+                return None
+            top = self.paths.module_path(dotted.split(".")[0])
+            if top is not None:
+                return None  # first-party, but no such module: not a module
+        return None if level else f"dotted:{dotted}"
+
+    def module_ref(self, b: ImportBinding, importer: str) -> str | None:
+        """The module object a binding binds: ``import a.b`` / ``from a import b`` (a module)."""
+        if not b.is_from:
+            return self._module(b.module, importer, 0)
+        if not b.name or b.name == "*":
+            return None
+        base = b.module.lstrip(".")
+        return self._module(f"{base}.{b.name}" if base else b.name, importer, b.level)
+
+    def from_module(self, b: ImportBinding, importer: str) -> str | None:
+        """The module a ``from M import x`` binding takes ``x`` from."""
+        if not b.is_from:
+            return None
+        return self._module(b.module.lstrip("."), importer, b.level)
+
+    def _tree(self, path: str, side: str) -> ast.Module | None:
+        bundle, sources = self.bundle, self.sources
+        if side == "after":
+            f = bundle.file(path)
+            if f is not None:
+                return sources.tree(path, "after") if f.after is not None else None
+        else:
+            fb = next((f for f in bundle.files if f.before_path == path), None)
+            if fb is not None:
+                return sources.tree(path, "before") if fb.before is not None else None
+            if bundle.file(path) is not None:
+                return None  # added by the change: absent before
+        # an unchanged file is the same before and after
+        return sources.tree(path, "head") if bundle.context_files.get(path) else None
+
+    def _module_names(
+        self, path: str, side: str
+    ) -> tuple[set[str], dict[str, tuple[str, int, str]]] | None:
+        """(names defined, {name: (module, level, imported name)}) at module level of a file."""
+        key = (path, side)
+        if key not in self._names:
+            tree = self._tree(path, side)
+            if tree is None:
+                return None
+            defs: set[str] = set()
+            imports: dict[str, tuple[str, int, str]] = {}
+            for st in _module_statements(tree.body):
+                if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    defs.add(st.name)
+                elif isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                    for t in targets:
+                        defs.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+                elif isinstance(st, ast.ImportFrom):
+                    for a in st.names:
+                        imports[a.asname or a.name] = (st.module or "", st.level, a.name)
+            self._names[key] = (defs, imports)
+        return self._names[key]
+
+    def origin(self, path: str, name: str, side: str, depth: int = 4) -> tuple[str, str] | None:
+        """(file, name) of the definition a module-level name resolves to, None when unknown."""
+        names = self._module_names(path, side)
+        if names is None:
+            return None
+        defs, imports = names
+        if name in defs:
+            return (path, name)
+        if name in imports:
+            module, level, orig = imports[name]
+            target = self._module(module, path, level)
+            if target is None:
+                return None
+            if depth > 0 and not target.startswith("dotted:"):
+                found = self.origin(target, orig, side, depth - 1)
+                if found is not None:
+                    return found
+            return (target, orig)
+        return None
+
+    def same_object(self, b: ImportBinding, b_file: str, a: ImportBinding, a_file: str) -> bool:
+        """``from A import n`` and ``from B import n`` bind the same object after the change.
+
+        Either spelling re-exports the other after the change, or the definition of ``n`` moved
+        from ``A`` to ``B`` (the symbol analyzers judge the moved body).
+        """
+        if not (b.is_from and a.is_from) or b.bound != a.bound or "*" in (b.name, a.name):
+            return False
+        if b.name is None or a.name is None:
+            return False
+        pb = self.from_module(b, b_file)
+        pa = self.from_module(a, a_file)
+        if pb is None or pa is None or pb.startswith("dotted:") or pa.startswith("dotted:"):
+            return False
+        ob, oa = self.origin(pb, b.name, "after"), self.origin(pa, a.name, "after")
+        if ob is not None and ob == oa:
+            return True
+        return (
+            self.origin(pb, b.name, "before") == (pb, b.name)
+            and oa == (pa, a.name)
+            and self.origin(pa, a.name, "before") != (pa, a.name)
+            and ob != (pb, b.name)
+        )
+
+    def same(self, b: ImportBinding, b_file: str, a: ImportBinding, a_file: str) -> bool:
+        """Whether two spellings load the same module object or bind the same definition."""
+        mb, ma = self.module_ref(b, b_file), self.module_ref(a, a_file)
+        if mb is not None and (mb == ma or mb == self.from_module(a, a_file)):
+            return True
+        fb = self.from_module(b, b_file)
+        if fb is not None and fb == ma:
+            return True
+        return self.same_object(b, b_file, a, a_file)
+
+
+def _module_statements(body: Iterable[ast.stmt]) -> Iterable[ast.stmt]:
+    """Statements run when the module is imported (module-level blocks included)."""
+    for st in body:
+        yield st
+        if isinstance(st, ast.If):
+            yield from _module_statements(st.body)
+            yield from _module_statements(st.orelse)
+        elif isinstance(st, (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))):
+            yield from _module_statements(st.body)  # type: ignore[attr-defined]
+            for h in st.handlers:  # type: ignore[attr-defined]
+                yield from _module_statements(h.body)
+            yield from _module_statements(st.orelse)  # type: ignore[attr-defined]
+            yield from _module_statements(st.finalbody)  # type: ignore[attr-defined]
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            yield from _module_statements(st.body)
+
+
+def _respell(
+    path: str,
+    moves: list[ImportMove],
+    ax: ScopeIndex | None,
+    objects: _Objects,
+    merged: Callable[[ImportBinding], bool],
+) -> list[ImportMove]:
+    """Dropped and new bindings of one file that are one import spelled two ways.
+
+    ``from pkg import mod`` in a method and ``from pkg.mod import f, g`` at module level load
+    the same module: a hoist; the reverse is a sink. So are ``from a import f`` and
+    ``from b import f`` when one module re-exports the other's ``f`` (or ``f`` moved there).
+    """
+    runtime = [m for m in moves if m.kind in ("removed", "added")]
+    removed = [
+        m for m in runtime if m.kind == "removed" and m.before and not m.before.type_checking
+    ]
+    added = [m for m in runtime if m.kind == "added" and m.after and not m.after.type_checking]
+    if not removed or not added:
+        return moves
+    gone: set[int] = set()
+    out: list[ImportMove] = []
+    after_module = [a for a in (ax.imports if ax else ()) if _runtime_module(a)]
+    new_ids = {id(m.after) for m in added}
+    # hoists: a function-local binding dropped, the same object bound at module level
+    for r in removed:
+        b = r.before
+        assert b is not None
+        if b.at_module_level:
+            continue
+        group = [a for a in after_module if objects.same(b, path, a, path)]
+        if not group:
+            continue
+        fresh = [a for a in group if id(a) in new_ids]
+        target = (fresh or group)[0]
+        out.append(
+            ImportMove(
+                "hoisted",
+                path,
+                b,
+                target,
+                merged(target) if fresh else False,
+                already_bound=not fresh,
+                respelled=tuple(group),
+            )
+        )
+        gone.add(id(r))
+        fresh_ids = {id(a) for a in fresh}
+        gone.update(id(m) for m in added if id(m.after) in fresh_ids)
+    # sinks: module-level bindings dropped, the same object imported inside functions
+    left_removed = [r for r in removed if id(r) not in gone and r.before.at_module_level]  # type: ignore[union-attr]
     for m in added:
-        assert m.after is not None
+        a = m.after
+        assert a is not None
+        if id(m) in gone or a.at_module_level:
+            continue
+        sources_ = [r for r in left_removed if objects.same(r.before, path, a, path)]  # type: ignore[arg-type]
+        if not sources_:
+            continue
+        if any(objects.same(x, path, a, path) for x in after_module):
+            continue  # still loaded at module level: not lazy
+        first = sources_[0].before
+        assert first is not None
+        out.append(
+            ImportMove(
+                "sunk", path, first, a, respelled=tuple(r.before for r in sources_ if r.before)
+            )
+        )
+        gone.add(id(m))
+        gone.update(id(r) for r in sources_)
+    if not out:
+        return moves
+    return [m for m in moves if id(m) not in gone] + out
+
+
+# --- across files ---------------------------------------------------------------------------
+
+_COMMENT = re.compile(r"#.*$")
+_SAME_CODE = 0.75  # difflib ratio of a line that moved with small edits
+
+
+def _code_lines(
+    sources: SourceFiles, f: FileChange, side: str, name: str, skip: Iterable[int]
+) -> set[str]:
+    """Changed lines of one side of ``f`` (other than ``skip``) naming ``name``, normalised."""
+    text = f.before if side == "before" else f.after
+    if not text:
+        return set()
+    changed = sources.changed(f)
+    numbers = set(changed.removed if side == "before" else changed.added) - set(skip)
+    lines = _lines(sources, f, side)
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    out = set()
+    for n in numbers:
+        if 0 < n <= len(lines):
+            code = " ".join(_COMMENT.sub("", lines[n - 1]).split()).rstrip(",")
+            if word.search(code):
+                out.add(code)
+    return out
+
+
+def _moved_with_code(
+    sources: SourceFiles, src: FileChange, b: ImportBinding, dst: FileChange, a: ImportBinding
+) -> bool:
+    """Some line using the name left ``src`` and arrived, the same up to layout, in ``dst``."""
+    gone = _code_lines(sources, src, "before", b.bound, range(b.stmt_line, b.stmt_end_line + 1))
+    if not gone:
+        return False
+    came = _code_lines(sources, dst, "after", a.bound, range(a.stmt_line, a.stmt_end_line + 1))
+    if gone & came:
+        return True
+    # moved with small edits (``"k": f(x),`` -> ``return f(x)``): mostly the same text
+    return any(
+        difflib.SequenceMatcher(None, g, c).ratio() >= _SAME_CODE for g in gone for c in came
+    )
+
+
+def _cross_ident(b: ImportBinding, path: str, paths: PathIndex | None) -> tuple[Any, ...] | None:
+    """Identity of a binding across files (relative imports resolved), None when unresolvable."""
+    if b.is_from and b.level:
+        target = paths.module_path(b.module.lstrip("."), path, b.level) if paths else None
+        return None if target is None else (target, b.name, b.alias)
+    if b.is_from and paths is not None:
+        target = paths.module_path(b.module, path, 0)
+        if target is not None:
+            return (target, b.name, b.alias)
+    return b.key
+
+
+def _cross_file(
+    moves: list[ImportMove],
+    bundle: PullRequestBundle,
+    sources: SourceFiles,
+    paths: PathIndex | None,
+) -> list[ImportMove]:
+    """A binding dropped from one file and added to another, with the code that uses it: a move.
+
+    Some line naming it must leave the source file and arrive, equal up to layout, in the
+    destination; otherwise one file lost a dependency and another gained one.
+    """
+    removed = [m for m in moves if m.kind == "removed" and m.before is not None]
+    added = [m for m in moves if m.kind == "added" and m.after is not None]
+    if not removed or not added:
+        return moves
+    files = {f.path: f for f in sources.python_files()}
+    rid = {id(r): _cross_ident(r.before, files[r.path].before_path, paths) for r in removed}  # type: ignore[arg-type]
+    taken: set[int] = set()
+    out: list[ImportMove] = []
+    for m in added:
+        a = m.after
+        assert a is not None
+        ident = _cross_ident(a, m.path, paths)
+        if ident is None:
+            out.append(m)
+            continue
         src = next(
             (
                 r
                 for r in removed
-                if r.path != m.path
-                and r.before
-                and r.before.key == m.after.key
-                and not m.after.level
+                if id(r) not in taken
+                and r.path != m.path
+                and rid[id(r)] == ident
+                and r.before is not None
+                and r.before.type_checking == a.type_checking
+                and _moved_with_code(sources, files[r.path], r.before, files[m.path], a)
             ),
             None,
         )
         if src is None:
             out.append(m)
             continue
-        removed.remove(src)
+        taken.add(id(src))
         out.append(
-            ImportMove(
-                "moved", m.path, src.before, m.after, m.merged_into_existing, before_path=src.path
-            )
+            ImportMove("moved", m.path, src.before, a, m.merged_into_existing, before_path=src.path)
         )
-    return out + removed
+    return [m for m in moves if m.kind != "added" and id(m) not in taken] + out
 
 
 def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[ImportMove]:
@@ -158,18 +510,21 @@ def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[Import
     def build() -> list[ImportMove]:
         moves: list[ImportMove] = []
         paths = PathIndex(bundle.head_paths) if bundle.head_paths else None
+        objects = _Objects(bundle, sources, paths)
         for f in sources.python_files():
             bx = scope_index(sources, f.before_path, "before") if f.before is not None else None
             ax = scope_index(sources, f.path, "after") if f.after is not None else None
             if (f.before is not None and bx is None) or (f.after is not None and ax is None):
                 continue  # unparseable side: the parser diagnostic says so
-            moves.extend(_match_file(f.path, bx, ax, paths))
-        return _cross_file(moves)
+            moves.extend(_match_file(f.path, bx, ax, paths, objects))
+        return _cross_file(moves, bundle, sources, paths)
 
     return sources.memo("", "", "import-moves", build)
 
 
 # --- explained lines ----------------------------------------------------------------------
+
+Stmt = tuple[str, int]  # (scope, first line) of an import statement in one file side
 
 
 def _blank_neighbours(lines: list[str], first: int, last: int, changed: set[int]) -> list[int]:
@@ -187,38 +542,6 @@ def _blank_neighbours(lines: list[str], first: int, last: int, changed: set[int]
     return out
 
 
-def _side_lines(
-    b: ImportBinding, whole_stmt: bool, lines: list[str], changed: set[int]
-) -> list[int]:
-    if whole_stmt:
-        rng = set(range(b.stmt_line, b.stmt_end_line + 1))
-        return sorted(
-            (rng & changed) | set(_blank_neighbours(lines, b.stmt_line, b.stmt_end_line, changed))
-        )
-    return sorted(set(range(b.line, b.end_line + 1)) & changed)
-
-
-def _explains(
-    m: ImportMove,
-    f: FileChange,
-    sources: SourceFiles,
-    leaving: set[tuple[Any, ...]],
-    arriving: set[tuple[Any, ...]],
-    stmt_counts: dict[tuple[str, str, int], int],
-) -> tuple[Line, ...]:
-    changed = sources.changed(f)
-    out: list[Line] = []
-    if m.before is not None and m.before_path is None:
-        lines = _lines(sources, f, "before")
-        whole = _all_leaving(m.before, leaving, stmt_counts, "b")
-        out += [(f.path, "-", n) for n in _side_lines(m.before, whole, lines, set(changed.removed))]
-    if m.after is not None and not m.already_bound:
-        lines = _lines(sources, f, "after")
-        whole = _all_leaving(m.after, arriving, stmt_counts, "a")
-        out += [(f.path, "+", n) for n in _side_lines(m.after, whole, lines, set(changed.added))]
-    return tuple(out)
-
-
 def _lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:
     """Lines of one side of a changed file (split once, not once per import)."""
     text = f.before if side == "before" else f.after
@@ -226,23 +549,96 @@ def _lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:
     return lines
 
 
-def _all_leaving(
-    b: ImportBinding,
-    moving: set[tuple[Any, ...]],
-    stmt_counts: dict[tuple[str, str, int], int],
-    side: str,
-) -> bool:
-    return stmt_counts.get((side, b.scope, b.stmt_line), 0) == sum(
-        1 for k in moving if k[:2] == (b.scope, b.stmt_line)
-    )
+class _Statements:
+    """Import statements of the changed files touched by moves, for the explained lines.
+
+    Every changed line of an import statement that loses or gains a binding is explained by
+    the moves of that statement; a statement that keeps some of its names also explains its
+    counterpart on the other side (``from m import a, b`` -> ``from m import b``).
+    """
+
+    def __init__(self, sources: SourceFiles, moves: list[ImportMove]) -> None:
+        self.sources = sources
+        self.files = {f.path: f for f in sources.python_files()}
+        # (file, side) -> statement -> bindings of that statement
+        self.members: dict[tuple[str, str], dict[Stmt, list[ImportBinding]]] = {}
+        self.moving: dict[tuple[str, str], set[int]] = {}  # ids of bindings that move
+        self.partner: dict[tuple[str, str], dict[int, tuple[str, ImportBinding]]] = {}
+        for path, f in self.files.items():
+            for side, ix_path in (("-", f.before_path), ("+", f.path)):
+                present = f.before if side == "-" else f.after
+                ix = (
+                    scope_index(sources, ix_path, "before" if side == "-" else "after")
+                    if present is not None
+                    else None
+                )
+                stmts: dict[Stmt, list[ImportBinding]] = {}
+                for b in ix.imports if ix else ():
+                    stmts.setdefault(_stmt_id(b), []).append(b)
+                self.members[(path, side)] = stmts
+        for m in moves:
+            if m.kind == "stayed":
+                assert m.before is not None and m.after is not None
+                self.partner.setdefault((m.path, "-"), {})[id(m.before)] = (m.path, m.after)
+                self.partner.setdefault((m.path, "+"), {})[id(m.after)] = (m.path, m.before)
+                continue
+            for b in _befores(m):
+                self.moving.setdefault((m.before_path or m.path, "-"), set()).add(id(b))
+            for a in _afters(m):
+                self.moving.setdefault((m.path, "+"), set()).add(id(a))
+
+    def _changed(self, path: str, side: str) -> set[int]:
+        ch = self.sources.changed(self.files[path])
+        return set(ch.removed if side == "-" else ch.added)
+
+    def lines(self, path: str, side: str, b: ImportBinding) -> set[Line]:
+        """Changed lines explained by ``b`` moving: its statement, blank lines, counterparts."""
+        if path not in self.files:
+            return set()
+        f = self.files[path]
+        changed = self._changed(path, side)
+        stmt = self.members[(path, side)].get(_stmt_id(b), [b])
+        rng = set(range(b.stmt_line, b.stmt_end_line + 1))
+        out = {(path, side, n) for n in rng & changed}
+        moving = self.moving.get((path, side), set())
+        if all(id(x) in moving for x in stmt):
+            text = _lines(self.sources, f, "before" if side == "-" else "after")
+            out |= {
+                (path, side, n)
+                for n in _blank_neighbours(text, b.stmt_line, b.stmt_end_line, changed)
+            }
+        for g in b.context:
+            # ``if TYPE_CHECKING:`` added or dropped with the only-for-typing import under it
+            if g.kind == "if" and g.text.endswith("TYPE_CHECKING") and g.line in changed:
+                out.add((path, side, g.line))
+        other = "+" if side == "-" else "-"
+        partners = self.partner.get((path, side), {})
+        for x in stmt:
+            if id(x) in partners:
+                ppath, p = partners[id(x)]
+                pchanged = self._changed(ppath, other)
+                out |= {
+                    (ppath, other, n)
+                    for n in range(p.stmt_line, p.stmt_end_line + 1)
+                    if n in pchanged
+                }
+        return out
 
 
-def _merged_block_lines(m: ImportMove, f: FileChange, bx: ScopeIndex | None) -> list[Line]:
-    """Lines of a reflowed existing ``from X import (...)`` block that gained the name."""
-    if not m.merged_into_existing or m.after is None or bx is None:
-        return []
-    olds = [b for b in bx.imports if b.at_module_level and b.is_from and b.module == m.after.module]
-    return [(f.path, "-", n) for b in olds for n in range(b.stmt_line, b.stmt_end_line + 1)]
+def _befores(m: ImportMove) -> tuple[ImportBinding, ...]:
+    """Before-side bindings a move accounts for."""
+    if m.before is None:
+        return ()
+    extra = m.respelled if m.kind == "sunk" else ()
+    return tuple({id(b): b for b in (m.before, *extra)}.values())
+
+
+def _afters(m: ImportMove) -> tuple[ImportBinding, ...]:
+    """After-side bindings a move accounts for (none when hoisted onto an existing import)."""
+    if m.after is None or m.already_bound:
+        return ()
+    extra = m.respelled if m.kind == "hoisted" else ()
+    return tuple({id(a): a for a in (m.after, *extra)}.values())
 
 
 @register
@@ -258,60 +654,42 @@ class ImportMovesAnalyzer(Analyzer):
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit one ``import.*`` finding per moved, added or removed binding."""
         moves = import_moves(bundle, sources)
+        stmts = _Statements(sources, moves)
         findings = []
-        for f in sources.python_files():
-            mine = [m for m in moves if m.path == f.path]
-            if not mine:
+        for m in moves:
+            if m.kind == "stayed":
                 continue
-            bx = scope_index(sources, f.before_path, "before") if f.before is not None else None
-            ax = scope_index(sources, f.path, "after") if f.after is not None else None
-            counts: dict[tuple[str, str, int], int] = {}
-            for side, ix in (("b", bx), ("a", ax)):
-                for b in ix.imports if ix else ():
-                    k = (side, b.scope, b.stmt_line)
-                    counts[k] = counts.get(k, 0) + 1
-            # (scope, stmt_line, key) of bindings leaving the before file / arriving in the after file
-            leaving = {
-                (m.before.scope, m.before.stmt_line, m.before.key)
-                for m in mine
-                if m.before and m.before_path is None
-            }
-            arriving = {
-                (m.after.scope, m.after.stmt_line, m.after.key)
-                for m in mine
-                if m.after and not m.already_bound
-            }
-            changed = sources.changed(f)
-            for m in mine:
-                ref = m.after or m.before
-                if (
-                    m.kind in ("added", "removed")
-                    and ref is not None
-                    and ref.module == "__future__"
-                ):
-                    continue  # a compiler directive, not a dependency: left to the behaviour check
-                explains = set(_explains(m, f, sources, leaving, arriving, counts))
-                removed = set(changed.removed)
-                explains |= {e for e in _merged_block_lines(m, f, bx) if e[2] in removed}
-                if m.merged_into_existing and m.after is not None:
-                    added = set(changed.added)
-                    explains |= {
-                        (f.path, "+", n)
-                        for n in range(m.after.stmt_line, m.after.stmt_end_line + 1)
-                        if n in added
-                    }
-                findings.append(_finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2])))))
+            ref = m.after or m.before
+            if m.kind in ("added", "removed") and ref is not None and ref.module == "__future__":
+                continue  # a compiler directive, not a dependency: left to the behaviour check
+            explains: set[Line] = set()
+            for b in _befores(m):
+                explains |= stmts.lines(m.before_path or m.path, "-", b)
+            for a in _afters(m):
+                explains |= stmts.lines(m.path, "+", a)
+            findings.append(_finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2], e[0])))))
         return sorted(findings, key=Finding.sort_key)
+
+
+def _spelling(b: ImportBinding) -> str:
+    """The statement form of one binding (``from m import x as y`` / ``import m``)."""
+    alias = f" as {b.alias}" if b.alias else ""
+    if b.is_from:
+        return f"from {b.module} import {b.name}{alias}"
+    return f"import {b.module}{alias}"
 
 
 def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     b, a = m.before, m.after
     ref = a or b
     assert ref is not None
+    # The binding that moved: the function-local side of a hoist or sink names it.
+    local = m.local or ref
+    module = ref.module
     details: dict[str, Any] = {
-        "module": ref.module,
-        "name": ref.name,
-        "alias": ref.alias,
+        "module": module,
+        "name": local.name,
+        "alias": local.alias,
         "from_scope": b.scope if b else None,
         "from_line": b.line if b else None,
         "from_context": [g.as_dict() for g in b.context] if b else [],
@@ -320,32 +698,37 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
         "to_context": [g.as_dict() for g in a.context] if a else [],
         "merged_into_existing": m.merged_into_existing,
         "block_line": a.stmt_line if a else None,
+        "type_checking": bool(ref.type_checking),
     }
     if m.already_bound:
         details["already_bound"] = True
     if m.before_path:
         details["from_path"] = m.before_path
-    line = (
-        (a.line if a and not m.already_bound else None)
-        if m.kind != "removed"
-        else (b.line if b else None)
-    )
-    if line is None and m.kind == "hoisted" and b is not None:
-        line = a.line if a else b.line
-    where_from = f"{m.before_path}:" if m.before_path else ""
-    if m.kind == "hoisted":
-        msg = f"{ref.bound} hoisted from {where_from}{b.scope if b else '?'} to module level"
-    elif m.kind == "sunk":
-        msg = f"{ref.bound} moved from module level into {a.scope if a else '?'}"
-    elif m.kind == "moved":
-        msg = (
-            f"{ref.bound} moved from {where_from}{b.scope if b else '?'} to {a.scope if a else '?'}"
-        )
-    elif m.kind == "added":
-        msg = f"new import of {ref.bound} in {a.scope if a else '?'}"
+    if m.respelled:
+        details["respelled"] = {
+            "before": sorted({_spelling(x) for x in _befores(m)}),
+            "after": sorted({_spelling(x) for x in (_afters(m) or ((a,) if a else ()))}),
+        }
+    if m.kind == "removed":
+        line = b.line if b else None
     else:
-        msg = f"import of {ref.bound} removed from {b.scope if b else '?'}"
-    return Finding(f"import.{m.kind}", m.path, line, ref.bound, msg, details, explains)
+        line = a.line if a else None
+    where_from = f"{m.before_path}:" if m.before_path else ""
+    name = local.bound
+    if m.kind == "hoisted":
+        msg = f"{name} hoisted from {where_from}{b.scope if b else '?'} to module level"
+    elif m.kind == "sunk":
+        msg = f"{name} moved from module level into {a.scope if a else '?'}"
+    elif m.kind == "reguarded":
+        msg = f"{name} now imported under other guards in {a.scope if a else '?'}"
+    elif m.kind == "moved":
+        msg = f"{name} moved from {where_from}{b.scope if b else '?'} to {a.scope if a else '?'}"
+    elif m.kind == "added":
+        msg = f"new import of {name} in {a.scope if a else '?'}"
+    else:
+        msg = f"import of {name} removed from {b.scope if b else '?'}"
+    kind = "import.guard-changed" if m.kind == "reguarded" else f"import.{m.kind}"
+    return Finding(kind, m.path, line, name, msg, details, explains)
 
 
 __all__ = ["MODULE_SCOPE", "ImportMove", "import_moves", "scope_index"]
