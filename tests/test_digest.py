@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import prreport.digest as digest_mod
+import prreport.digest.build as digest_mod
 from prreport.config import Config, DigestConfig, GitConfig
-from prreport.digest import build_digest, make_digest, render_digest, resolve_window
+from prreport.digest.build import build_digest, make_digest, render_digest, resolve_window
 from prreport.errors import ConfigError
 from prreport.pipeline import analyse, gather
 from prreport.series import series_of
@@ -441,7 +441,7 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cach
 
 def test_publish_never_edits_someone_elses_marked_issue(gh_server):
     from prreport.config import GitHubConfig
-    from prreport.digest_publish import issue_marker, publish_digest_issue
+    from prreport.publish.digest_issue import issue_marker, publish_digest_issue
     from tests.ghserver_issues import issues_of
 
     label = "2026-W30"
@@ -472,7 +472,7 @@ def test_publish_never_edits_someone_elses_marked_issue(gh_server):
 
 
 def test_issue_body_fits_the_size_limit():
-    from prreport.digest_publish import ISSUE_LIMIT, issue_body
+    from prreport.publish.digest_issue import ISSUE_LIMIT, issue_body
 
     rows = "\n".join(
         f"| [#{n}](https://github.com/o/r/pull/{n}) | a title @someone | x |" for n in range(3000)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from prreport import publish
+from prreport.publish import comment as publish
 from tests.ghserver import GitHubServer, GitHubState
 from tests.ghserver_comments import ACTIONS_BOT, BODY_LIMIT, add_comment_routes, comments_on, writes
 from tests.gitrepo import Repo

@@ -41,11 +41,11 @@ from prreport.bundle import (
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
 from prreport.series import SeriesKey, parse_time, referenced_numbers, related_candidates, series_of
-from prreport.sources._github_client import api_base, new_client, retry_status
-from prreport.sources._github_http import cache_namespace, install_cache
-from prreport.sources._github_patch import reverse_apply
 from prreport.sources._text import decode_text
 from prreport.sources.git import pr_number_of_subject
+from prreport.sources.github.client import api_base, new_client, retry_status
+from prreport.sources.github.http import cache_namespace, install_cache
+from prreport.sources.github.patch import reverse_apply
 
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
 _STATUS = {"removed": "deleted", "changed": "modified", "unchanged": "modified"}

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from prreport.cli_options import (
+from prreport.cli.options import (
     config_option,
     debug_option,
     fail_on_option,
@@ -211,11 +211,11 @@ def comment_cmd(
     debug: bool,
 ) -> None:
     """Render the report and create, update or leave alone the PR's prreport comment."""
-    # Imported here: prreport.cli registers this command at its bottom, so it is loaded first.
-    from prreport.cli import _run, common_config, split_list
+    # Imported here: prreport.cli.main registers this command at its bottom, so it is loaded first.
+    from prreport.cli.main import _run, common_config, split_list
 
     def body() -> int:
-        from prreport import publish
+        from prreport.publish import comment as publish
 
         env = os.environ
         event = load_event(env)
@@ -347,10 +347,10 @@ def _render(
     debug: bool,
 ) -> tuple[str, dict[str, str], list[str], int | None]:
     """Run the pipeline; returns (markdown, written paths by format, finding kinds, PR number)."""
-    from prreport.cli import make_source
+    from prreport.cli.main import make_source
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
-    from prreport.publish import marker_hash
+    from prreport.publish.comment import marker_hash
     from prreport.render import render_markdown
 
     if repo or bundle_path:

@@ -301,7 +301,7 @@ class CommentPublisher:
     """Keeps exactly one prreport comment on a PR, written by the token's own user."""
 
     def __init__(self, repo: str, token: str, config: GitHubConfig) -> None:
-        from prreport.sources._github_client import new_client
+        from prreport.sources.github.client import new_client
 
         if not token:
             raise ConfigError(

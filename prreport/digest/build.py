@@ -200,13 +200,13 @@ _FACT_CODE = (
     "findings.py",
     "classify.py",
     "diffparse.py",
-    "digest.py",
+    "digest",
 )
 
 
 def code_fingerprint() -> str:
     """Hash of the code that computes the facts, so a changed analyzer never reuses stale ones."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256(__version__.encode())
     paths = sorted(
         p
@@ -377,7 +377,7 @@ class Outcome:
 
 def _make_source(job: Job) -> Source:
     if job.source == "github":
-        from prreport.sources.github import GitHubSource
+        from prreport.sources.github.source import GitHubSource
 
         return GitHubSource(str(job.pr.number), job.config.github)
     # The commit itself, not "#N": no history search per PR.
@@ -602,7 +602,7 @@ def make_digest(
 ) -> Digest:
     """Discover the PRs merged in the window, analyse them (cached, concurrently), sum up."""
     if source == "github":
-        from prreport.sources.github_window import merged_in_window
+        from prreport.sources.github.window import merged_in_window
 
         repo = config.github.repo
         merged = merged_in_window(config.github, window.since, window.until, per_page=page_size)

@@ -12,7 +12,7 @@ import click
 
 from prreport import __version__
 from prreport.bundle import bundle_file_bytes
-from prreport.cli_options import (
+from prreport.cli.options import (
     config_option,
     debug_option,
     fail_on_option,
@@ -100,7 +100,7 @@ def make_source(target: str | None, bundle_path: str | None, config: Config) -> 
             "no TARGET given: pass a PR number, a revision or A..B (or --bundle FILE)"
         )
     if config.github.repo:
-        from prreport.sources.github import GitHubSource
+        from prreport.sources.github.source import GitHubSource
 
         return GitHubSource(target, config.github)
     from prreport.sources.git import GitSource
@@ -252,9 +252,9 @@ def report_cmd(
     _run(debug, body)
 
 
-from prreport.cli_comment import comment_cmd  # noqa: E402  (registered last: it imports from this module)
+from prreport.cli.comment import comment_cmd  # noqa: E402  (registered last: it imports from this module)
 
 main.add_command(comment_cmd)
-from prreport.cli_digest import digest_cmd  # noqa: E402
+from prreport.cli.digest import digest_cmd  # noqa: E402
 
 main.add_command(digest_cmd)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from prreport.cli_options import config_option, debug_option, quiet_option
+from prreport.cli.options import config_option, debug_option, quiet_option
 from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError
 
 if TYPE_CHECKING:
-    from prreport.digest import Digest, Outcome, Window
+    from prreport.digest.build import Digest, Outcome, Window
 
 _HELP = """Write the digest of the PRs merged in one week (or any window).
 
@@ -121,10 +121,10 @@ def digest_cmd(
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
-    from prreport.cli import _run, split_list
+    from prreport.cli.main import _run, split_list
 
     def body() -> int:
-        from prreport.digest import (
+        from prreport.digest.build import (
             load_digest_json,
             render_digest,
             render_digest_data,
@@ -197,7 +197,7 @@ def digest_cmd(
 
 def _with_progress(config: Config, window: Window, source: str, cache: bool) -> Digest:
     """Run the digest, with a rich progress bar when a person is watching."""
-    from prreport.digest import make_digest
+    from prreport.digest.build import make_digest
 
     if not _show_progress():
         return make_digest(config, window, source=source, cache=cache)
@@ -228,8 +228,8 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
 
 def _publish(config: Config, data: dict[str, Any], lang: str, outputs: dict[Path, str]) -> None:
     """Create or update the window's digest issue from the rendered Markdown."""
-    from prreport.digest import digest_paths
-    from prreport.digest_publish import publish_digest_issue
+    from prreport.digest.build import digest_paths
+    from prreport.publish.digest_issue import publish_digest_issue
     from prreport.render import render_digest_markdown
     from prreport.series import parse_time
 

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from prreport.config import GitHubConfig
 from prreport.errors import ConfigError
-from prreport.publish import (
+from prreport.publish.comment import (
     ACTIONS_BOT,
     COMMENT_LIMIT,
     defuse_markers,
@@ -82,7 +82,7 @@ def publish_digest_issue(
     """Create this window's digest issue, or edit ours in place (nothing when the body is equal)."""
     from github import GithubException
 
-    from prreport.sources._github_client import api_base, api_error, new_client
+    from prreport.sources.github.client import api_base, api_error, new_client
 
     if not token:
         raise ConfigError(
