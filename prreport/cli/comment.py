@@ -13,11 +13,15 @@ from typing import Any
 import click
 
 from prreport.cli.options import (
+    _run,
+    common_config,
     config_option,
     debug_option,
     fail_on_option,
     lang_option,
+    make_source,
     report_out_option,
+    split_list,
 )
 from prreport.config import FORMATS
 from prreport.errors import ConfigError, OutputError
@@ -211,8 +215,6 @@ def comment_cmd(
     debug: bool,
 ) -> None:
     """Render the report and create, update or leave alone the PR's prreport comment."""
-    # Imported here: prreport.cli.main registers this command at its bottom, so it is loaded first.
-    from prreport.cli.main import _run, common_config, split_list
 
     def body() -> int:
         from prreport.publish import comment as publish
@@ -347,7 +349,6 @@ def _render(
     debug: bool,
 ) -> tuple[str, dict[str, str], list[str], int | None]:
     """Run the pipeline; returns (markdown, written paths by format, finding kinds, PR number)."""
-    from prreport.cli.main import make_source
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
     from prreport.publish.comment import marker_hash

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from prreport.cli.options import config_option, debug_option, quiet_option
+from prreport.cli.options import _run, config_option, debug_option, quiet_option, split_list
 from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError
 
@@ -121,7 +121,6 @@ def digest_cmd(
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
-    from prreport.cli.main import _run, split_list
 
     def body() -> int:
         from prreport.digest.build import (
