@@ -218,6 +218,7 @@ def comment_cmd(
 
     def body() -> int:
         from prreport.publish import comment as publish
+        from prreport.publish.body import full_report_pointer, utf16_len
 
         env = os.environ
         event = load_event(env)
@@ -269,7 +270,7 @@ def comment_cmd(
             )
             pr_number = pr_number or rendered_number
 
-        where = publish.full_report_pointer(
+        where = full_report_pointer(
             lang_,
             run_url=report_url or _run_url(env, event),
             artifact=artifact or env.get("PRREPORT_ARTIFACT", ""),
@@ -282,7 +283,7 @@ def comment_cmd(
             dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
             click.echo(comment, nl=False)
             click.echo(
-                f"dry run: would post this comment ({publish.utf16_len(comment):,} characters) to {dest}; nothing posted",
+                f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
                 err=True,
             )
         else:
