@@ -15,7 +15,9 @@ from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError
 
 if TYPE_CHECKING:
-    from prreport.digest.build import Digest, Outcome, Window
+    from prreport.digest.build import Digest
+    from prreport.digest.jobs import Outcome
+    from prreport.digest.window import Window
 
 _HELP = """Write the digest of the PRs merged in one week (or any window).
 
@@ -123,13 +125,9 @@ def digest_cmd(
     """Write the weekly digest."""
 
     def body() -> int:
-        from prreport.digest.build import (
-            load_digest_json,
-            render_digest,
-            render_digest_data,
-            resolve_window,
-            with_workers,
-        )
+        from prreport.digest.build import with_workers
+        from prreport.digest.render import load_digest_json, render_digest, render_digest_data
+        from prreport.digest.window import resolve_window
         from prreport.output import write_all
 
         if github_repo and repo:
@@ -227,7 +225,7 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
 
 def _publish(config: Config, data: dict[str, Any], lang: str, outputs: dict[Path, str]) -> None:
     """Create or update the window's digest issue from the rendered Markdown."""
-    from prreport.digest.build import digest_paths
+    from prreport.digest.render import digest_paths
     from prreport.publish.digest_issue import publish_digest_issue
     from prreport.render import render_digest_markdown
     from prreport.series import parse_time
