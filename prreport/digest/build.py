@@ -67,6 +67,32 @@ def _count(prs: Sequence[dict[str, Any]], kind: str) -> int:
 
 def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outcome]) -> Digest:
     """Sum per-PR facts into totals, series, top risks and the list of PRs not analysed."""
+    prs, not_analysed = _split_outcomes(outcomes)
+    prs.sort(key=lambda p: (parse_time(p["merged_at"]) or window.since, p["number"] or 0))
+    not_analysed.sort(key=lambda p: p["number"] or 0)
+    totals = _totals(prs, outcomes)
+    stats = {
+        "analysed": sum(1 for o in outcomes if o.facts is not None and not o.cached),
+        "cached": sum(1 for o in outcomes if o.cached),
+        "failed": totals["not_analysed"],
+    }
+    return Digest(
+        repo=repo,
+        source=source,
+        window=window,
+        prs=tuple(prs),
+        not_analysed=tuple(not_analysed),
+        totals=totals,
+        series=tuple(_series(prs, outcomes)),
+        top_risks=tuple(_top_risks(prs)[:_TOP_RISKS]),
+        stats=stats,
+    )
+
+
+def _split_outcomes(
+    outcomes: Sequence[Outcome],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The analysed PRs' facts, and the PRs not (or only partly) analysed with why."""
     prs: list[dict[str, Any]] = []
     not_analysed: list[dict[str, Any]] = []
     for o in outcomes:
@@ -95,10 +121,13 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
                     "partial": True,
                 }
             )
-    prs.sort(key=lambda p: (parse_time(p["merged_at"]) or window.since, p["number"] or 0))
-    not_analysed.sort(key=lambda p: p["number"] or 0)
+    return prs, not_analysed
+
+
+def _totals(prs: Sequence[dict[str, Any]], outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """The digest's headline counts."""
     verdicts = Counter(p["verdict"] for p in prs)
-    totals = {
+    return {
         "prs": len(outcomes),
         "analysed": len(prs),
         "not_analysed": sum(1 for o in outcomes if o.facts is None),
@@ -114,6 +143,10 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
         "dead_code_removed": _count(prs, "code.dead-removed"),
         "cycles_risked": _count(prs, "cycle.risk"),
     }
+
+
+def _series(prs: Sequence[dict[str, Any]], outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
+    """PRs grouped by conventional-commit ``type(scope)``, PRs not analysed included."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for p in prs:
         groups.setdefault(p["series"], []).append(p)
@@ -134,7 +167,11 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
     ]
     # Named series first, biggest first; PRs without a conventional-commit title last.
     series.sort(key=lambda s: (s["key"] == "", -s["count"], s["key"]))
-    # One line per risk tag (highest severity first, then the most PRs), naming its PRs.
+    return series
+
+
+def _top_risks(prs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One line per risk tag (highest severity first, then the most PRs), naming its PRs."""
     by_tag: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for p in prs:
         for r in p["risks"]:
@@ -151,22 +188,7 @@ def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outc
         for (rid, sev), members in by_tag.items()
     ]
     risks.sort(key=lambda r: (SEVERITY_RANK.get(r["severity"], 5), -r["count"], r["id"]))
-    stats = {
-        "analysed": sum(1 for o in outcomes if o.facts is not None and not o.cached),
-        "cached": sum(1 for o in outcomes if o.cached),
-        "failed": totals["not_analysed"],
-    }
-    return Digest(
-        repo=repo,
-        source=source,
-        window=window,
-        prs=tuple(prs),
-        not_analysed=tuple(not_analysed),
-        totals=totals,
-        series=tuple(series),
-        top_risks=tuple(risks[:_TOP_RISKS]),
-        stats=stats,
-    )
+    return risks
 
 
 def make_digest(

@@ -186,6 +186,18 @@ def fit(
         raise OutputError(
             f"the truncation note alone exceeds the {limit}-character limit: shorten the pointer {where!r}"
         )
+    kept, dropped = _keep_sections(sections, budget, measure)
+    body = "\n".join(kept).rstrip("\n")
+    sections_text = _dropped_note(dropped, lang)
+    cut = measure(text) - measure(body)
+    note = note_tpl.format(limit=limit, cut=cut, sections=sections_text, where=where)
+    return f"{body}\n\n---\n\n> {note}\n"
+
+
+def _keep_sections(
+    sections: list[_Section], budget: int, measure: Callable[[str], int]
+) -> tuple[list[str], list[_Section]]:
+    """The lines kept within ``budget`` (whole sections, then maybe part of one), and the sections dropped."""
     kept: list[str] = []
     used = 0
     dropped: list[_Section] = []
@@ -207,20 +219,20 @@ def fit(
                 kept.extend(partial)
             dropped.extend(sections[idx:])
             continue
-    body = "\n".join(kept).rstrip("\n")
+    return kept, dropped
+
+
+def _dropped_note(dropped: list[_Section], lang: str) -> str:
+    """The part of the truncation note that names the sections left out ("" when none has a title)."""
     titles = [s.title for s in dropped if s.title]
-    if titles:
-        names_text = ", ".join(f"“{t}”" if lang == "en" else t for t in titles)
-        if len(names_text) > 2000:
-            names_text = names_text[:1990] + "…"
-        sections_text = _SECTIONS_NOTE.get(lang, _SECTIONS_NOTE["en"]).format(
-            first=titles[0][:200], names=names_text
-        )
-    else:
-        sections_text = ""
-    cut = measure(text) - measure(body)
-    note = note_tpl.format(limit=limit, cut=cut, sections=sections_text, where=where)
-    return f"{body}\n\n---\n\n> {note}\n"
+    if not titles:
+        return ""
+    names_text = ", ".join(f"“{t}”" if lang == "en" else t for t in titles)
+    if len(names_text) > 2000:
+        names_text = names_text[:1990] + "…"
+    return _SECTIONS_NOTE.get(lang, _SECTIONS_NOTE["en"]).format(
+        first=titles[0][:200], names=names_text
+    )
 
 
 _POINTER = {

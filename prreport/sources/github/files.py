@@ -37,6 +37,7 @@ def file_change(
     texts: dict[str, str | None],
 ) -> FileChange:
     """One listed file of the PR (``f``) with its texts; the head text is also kept in ``texts``."""
+    # Long: one decision list over GitHub's file states (binary, empty, too large, patched).
     status = _STATUS.get(f.status, f.status)
     path = f.filename
     old_path = f.previous_filename if status in ("renamed", "copied") else None
