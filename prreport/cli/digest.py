@@ -5,12 +5,20 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from prreport.cli.options import _run, config_option, debug_option, quiet_option, split_list
+from prreport.cli.options import (
+    _run,
+    config_option,
+    debug_option,
+    github_api_url_option,
+    quiet_option,
+    split_list,
+)
 from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError
 
@@ -61,11 +69,7 @@ def _show_progress() -> bool:
 @click.option(
     "--github", "github_repo", metavar="OWNER/NAME", help="Read the merged PRs from GitHub."
 )
-@click.option(
-    "--github-api-url",
-    metavar="URL",
-    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
-)
+@github_api_url_option
 @click.option(
     "--lang",
     "langs",
@@ -123,10 +127,11 @@ def digest_cmd(
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
+    # Long: click passes all 17 arguments and options as parameters; the work is in body() and helpers.
 
     def body() -> int:
         from prreport.digest.build import with_workers
-        from prreport.digest.render import load_digest_json, render_digest, render_digest_data
+        from prreport.digest.render import load_digest_json, render_digest_data
         from prreport.digest.window import resolve_window
         from prreport.output import write_all
 
@@ -167,17 +172,8 @@ def digest_cmd(
             data = load_digest_json(from_json)
             outputs = render_digest_data(data, langs_used, format_list, out)
         else:
-            digest = _with_progress(
-                config, resolve_window(week, since, until), source, not no_cache
-            )
-            data = digest.to_json()
-            outputs = render_digest(digest, langs_used, format_list, out)
-            t, s = digest.totals, digest.stats
-            click.echo(
-                f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
-                f"{t['not_analysed']} not analysed)",
-                err=True,
-            )
+            window = resolve_window(week, since, until)
+            data, outputs = _analyse(config, window, source, not no_cache, langs_used, format_list)
         write_all(outputs)
         if publish:
             _publish(config, data, langs_used[0], outputs)
@@ -190,6 +186,28 @@ def digest_cmd(
         return 0
 
     _run(debug, body)
+
+
+def _analyse(
+    config: Config,
+    window: Window,
+    source: str,
+    cache: bool,
+    langs: Sequence[str],
+    formats: Sequence[str],
+) -> tuple[dict[str, Any], dict[Path, str]]:
+    """Build the window's digest, say what it took, and render it: (JSON value, path -> text)."""
+    from prreport.digest.render import render_digest
+
+    digest = _with_progress(config, window, source, cache)
+    outputs = render_digest(digest, langs, formats, Path(config.report.out_dir))
+    t, s = digest.totals, digest.stats
+    click.echo(
+        f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
+        f"{t['not_analysed']} not analysed)",
+        err=True,
+    )
+    return digest.to_json(), outputs
 
 
 def _with_progress(config: Config, window: Window, source: str, cache: bool) -> Digest:

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import click
 
-from prreport.config import LANGS, Config, load_config
+from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError, PrreportError
 from prreport.sources import Source
 
@@ -25,6 +25,17 @@ lang_option = click.option(
 )
 report_out_option = click.option(
     "--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/)."
+)
+github_api_url_option = click.option(
+    "--github-api-url",
+    metavar="URL",
+    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
+)
+no_http_cache_option = click.option(
+    "--no-cache",
+    is_flag=True,
+    default=None,
+    help="Do not use the on-disk HTTP cache (GitHub source).",
 )
 fail_on_option = click.option(
     "--fail-on",
@@ -106,3 +117,35 @@ def make_source(target: str | None, bundle_path: str | None, config: Config) -> 
 def common_config(config_path: str | None, overrides: dict[str, dict[str, Any]]) -> Config:
     """Load the configuration with CLI overrides applied last."""
     return load_config(config_path, overrides=overrides)
+
+
+def report_config(
+    config_path: str | None,
+    *,
+    formats: str | None,
+    out_dir: str | None,
+    lang: str | None,
+    repo: str | None,
+    github_repo: str | None,
+    github_api_url: str | None,
+    no_cache: bool | None,
+    quiet: bool | None = None,
+) -> Config:
+    """The configuration of a command that renders one report (``report``, ``comment``)."""
+    return common_config(
+        config_path,
+        {
+            "report": {
+                "formats": split_list(formats, FORMATS, "--format"),
+                "out_dir": out_dir,
+                "lang": lang,
+                "quiet": quiet,
+            },
+            "git": {"repo": repo},
+            "github": {
+                "repo": github_repo,
+                "api_url": github_api_url,
+                "cache": False if no_cache else None,
+            },
+        },
+    )

@@ -9,17 +9,17 @@ import click
 from prreport.bundle import bundle_file_bytes
 from prreport.cli.options import (
     _run,
-    common_config,
     config_option,
     debug_option,
     fail_on_option,
+    github_api_url_option,
     lang_option,
     make_source,
+    no_http_cache_option,
     quiet_option,
+    report_config,
     report_out_option,
-    split_list,
 )
-from prreport.config import FORMATS
 from prreport.errors import ConfigError
 from prreport.output import write_all, write_atomic
 
@@ -59,17 +59,8 @@ _EPILOG = "Other commands: " + ", ".join(
     metavar="OWNER/NAME",
     help="Fetch the PR from GitHub instead of a local clone.",
 )
-@click.option(
-    "--github-api-url",
-    metavar="URL",
-    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
-)
-@click.option(
-    "--no-cache",
-    is_flag=True,
-    default=None,
-    help="Do not use the on-disk HTTP cache (GitHub source).",
-)
+@github_api_url_option
+@no_http_cache_option
 @click.option(
     "--bundle",
     "bundle_path",
@@ -110,6 +101,7 @@ def report_cmd(
     debug: bool,
 ) -> None:
     """Write the report for TARGET."""
+    # Long: click passes all 14 arguments and options as parameters; the work is in body().
 
     def body() -> int:
         from prreport.gate import gate_failure, parse_fail_on
@@ -117,22 +109,16 @@ def report_cmd(
 
         fail_kinds = parse_fail_on(fail_on)
 
-        config = common_config(
+        config = report_config(
             config_path,
-            {
-                "report": {
-                    "formats": split_list(formats, FORMATS, "--format"),
-                    "out_dir": out_dir,
-                    "lang": lang,
-                    "quiet": quiet,
-                },
-                "git": {"repo": repo},
-                "github": {
-                    "repo": github_repo,
-                    "api_url": github_api_url,
-                    "cache": False if no_cache else None,
-                },
-            },
+            formats=formats,
+            out_dir=out_dir,
+            lang=lang,
+            repo=repo,
+            github_repo=github_repo,
+            github_api_url=github_api_url,
+            no_cache=no_cache,
+            quiet=quiet,
         )
         if github_repo and repo:
             raise ConfigError(
