@@ -1,4 +1,4 @@
-"""The layering and one-door rules (import-linter), lint, and packaging of templates."""
+"""The layering and one-door rules (import-linter), no import cycles (grimp), lint, and packaging of templates."""
 
 from __future__ import annotations
 
@@ -27,6 +27,20 @@ def test_import_contracts_hold():
     )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "0 broken" in res.stdout
+
+
+def test_no_import_cycles():
+    """No prreport module imports itself back through others (lazy and TYPE_CHECKING imports count)."""
+    import grimp  # comes with import-linter (the test extras)
+
+    graph = grimp.build_graph("prreport", cache_dir=None)
+    cycles = set()
+    for importer in sorted(graph.modules):
+        for imported in sorted(graph.find_modules_directly_imported_by(importer)):
+            back = graph.find_shortest_chain(importer=imported, imported=importer)
+            if back:
+                cycles.add(" -> ".join((importer, *back)))
+    assert not cycles, "import cycles:\n" + "\n".join(sorted(cycles))
 
 
 def test_ruff_clean():

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import prreport.digest as digest_mod
+import prreport.digest.jobs as jobs_mod
 from prreport.config import Config, DigestConfig, GitConfig
-from prreport.digest import build_digest, make_digest, render_digest, resolve_window
+from prreport.digest.build import Digest, build_digest, make_digest
+from prreport.digest.render import render_digest
+from prreport.digest.window import resolve_window
 from prreport.errors import ConfigError
 from prreport.pipeline import analyse, gather
 from prreport.series import series_of
@@ -42,16 +44,16 @@ def _config(repo: DigestRepo, cache: Path | str, workers: int = 2) -> Config:
 
 
 @pytest.fixture(scope="module")
-def week(week_repo: DigestRepo, cache_dir: Path) -> digest_mod.Digest:
+def week(week_repo: DigestRepo, cache_dir: Path) -> Digest:
     """The 2026-W34 digest, computed cold (empty cache) with two worker processes."""
     return make_digest(_config(week_repo, cache_dir), resolve_window(WEEK))
 
 
-def _by_number(d: digest_mod.Digest) -> dict[int, dict]:
+def _by_number(d: Digest) -> dict[int, dict]:
     return {p["number"]: p for p in d.prs}
 
 
-def test_window_edges_and_discovery(week_repo: DigestRepo, week: digest_mod.Digest):
+def test_window_edges_and_discovery(week_repo: DigestRepo, week: Digest):
     expected = {p.number for p in week_repo.in_window()}
     assert len(expected) >= 50
     assert {p["number"] for p in week.prs} == expected
@@ -69,7 +71,7 @@ def test_window_edges_and_discovery(week_repo: DigestRepo, week: digest_mod.Dige
     }
 
 
-def test_totals_and_series(week_repo: DigestRepo, week: digest_mod.Digest):
+def test_totals_and_series(week_repo: DigestRepo, week: Digest):
     t = week.totals
     in_window = week_repo.in_window()
     assert t["prs"] == t["analysed"] == len(in_window)
@@ -103,7 +105,7 @@ def test_totals_and_series(week_repo: DigestRepo, week: digest_mod.Digest):
     assert t["cycles_risked"] == sum(p["kind_counts"].get("cycle.risk", 0) for p in week.prs)
 
 
-def test_refactor_kinds_counted(week_repo: DigestRepo, week: digest_mod.Digest):
+def test_refactor_kinds_counted(week_repo: DigestRepo, week: Digest):
     prs = _by_number(week)
     hoists = week_repo.of_kind("hoist")
     for p in hoists:  # two names hoisted out of one while-loop each
@@ -123,7 +125,7 @@ def test_refactor_kinds_counted(week_repo: DigestRepo, week: digest_mod.Digest):
     assert week.totals["behavior_changes"] >= len(week_repo.of_kind("fix"))
 
 
-def test_digest_facts_match_the_single_pr_report(week_repo: DigestRepo, week: digest_mod.Digest):
+def test_digest_facts_match_the_single_pr_report(week_repo: DigestRepo, week: Digest):
     for p in (week_repo.of_kind("hoist")[0], week_repo.of_kind("fix")[0]):
         source = GitSource(str(p.number), GitConfig(repo=str(week_repo.path)))
         try:
@@ -138,7 +140,7 @@ def test_digest_facts_match_the_single_pr_report(week_repo: DigestRepo, week: di
         assert facts["risk_tags"] == sorted({r["id"] for r in model["risks"]})
 
 
-def test_unparseable_file_is_listed_with_why(week_repo: DigestRepo, week: digest_mod.Digest):
+def test_unparseable_file_is_listed_with_why(week_repo: DigestRepo, week: Digest):
     broken = week_repo.of_kind("broken")[0]
     listed = {p["number"]: p for p in week.not_analysed}
     assert set(listed) == {broken.number}
@@ -150,7 +152,7 @@ def test_unparseable_file_is_listed_with_why(week_repo: DigestRepo, week: digest
 
 
 def test_rerun_and_overlapping_window_use_the_cache(
-    week_repo: DigestRepo, week: digest_mod.Digest, cache_dir: Path
+    week_repo: DigestRepo, week: Digest, cache_dir: Path
 ):
     assert week.stats == {"analysed": len(week_repo.in_window()), "cached": 0, "failed": 0}
     again = make_digest(_config(week_repo, cache_dir), resolve_window(WEEK))
@@ -177,14 +179,14 @@ def test_a_failing_pr_does_not_stop_the_digest(
     week_repo: DigestRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ):
     victim = week_repo.in_window()[1].number
-    real = digest_mod.analyse
+    real = jobs_mod.analyse
 
     def failing(bundle, config, debug=False):  # noqa: ANN001
         if bundle.pr.number == victim:
             raise RuntimeError("analyzer exploded")
         return real(bundle, config, debug)
 
-    monkeypatch.setattr(digest_mod, "analyse", failing)
+    monkeypatch.setattr(jobs_mod, "analyse", failing)
     window = resolve_window(since="2026-08-17", until="2026-08-17")  # the first day only
     d = make_digest(_config(week_repo, tmp_path / "cache", workers=1), window)
     on_day = [p for p in week_repo.in_window() if p.when.date().isoformat() == "2026-08-17"]
@@ -194,7 +196,7 @@ def test_a_failing_pr_does_not_stop_the_digest(
     assert entry["number"] == victim and entry["partial"] is False
     assert entry["reasons"] == ["RuntimeError: analyzer exploded"]
     # Nothing was cached for the failed PR: the next run analyses it.
-    monkeypatch.setattr(digest_mod, "analyse", real)
+    monkeypatch.setattr(jobs_mod, "analyse", real)
     again = make_digest(_config(week_repo, tmp_path / "cache", workers=1), window)
     assert again.stats == {"analysed": 1, "cached": len(on_day) - 1, "failed": 0}
 
@@ -274,7 +276,7 @@ def test_window_resolution():
         resolve_window(since="2026-08-18", until="2026-08-16")
 
 
-def test_top_risks_rank_by_severity(week: digest_mod.Digest):
+def test_top_risks_rank_by_severity(week: Digest):
     ranks = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
     order = [ranks[r["severity"]] for r in week.top_risks]
     assert order == sorted(order)
@@ -347,7 +349,7 @@ def _gh_config(server, cache: Path) -> Config:  # noqa: ANN001
 
 
 def test_github_digest_matches_the_git_digest(
-    gh_server, week: digest_mod.Digest, monkeypatch: pytest.MonkeyPatch, gh_cache: Path
+    gh_server, week: Digest, monkeypatch: pytest.MonkeyPatch, gh_cache: Path
 ):
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     gh_server.reset_counts()
@@ -448,7 +450,7 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cach
 
 def test_publish_never_edits_someone_elses_marked_issue(gh_server):
     from prreport.config import GitHubConfig
-    from prreport.digest_publish import issue_marker, publish_digest_issue
+    from prreport.publish.digest_issue import issue_marker, publish_digest_issue
     from tests.ghserver_issues import issues_of
 
     label = "2026-W30"
@@ -479,7 +481,7 @@ def test_publish_never_edits_someone_elses_marked_issue(gh_server):
 
 
 def test_issue_body_fits_the_size_limit():
-    from prreport.digest_publish import ISSUE_LIMIT, issue_body
+    from prreport.publish.digest_issue import ISSUE_LIMIT, issue_body
 
     rows = "\n".join(
         f"| [#{n}](https://github.com/o/r/pull/{n}) | a title @someone | x |" for n in range(3000)

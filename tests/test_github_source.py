@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from prreport.config import GitHubConfig
-from prreport.sources._github_patch import reverse_apply
-from prreport.sources.github import GitHubSource
+from prreport.sources.github.patch import reverse_apply
+from prreport.sources.github.source import GitHubSource
 from tests.conftest import load_json, run_cli
 from tests.fixtures.github import make
 from tests.ghserver import GitHubServer

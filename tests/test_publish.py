@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from prreport import publish
+from prreport.publish import body as publish_body
+from prreport.publish import comment as publish
 from tests.ghserver import GitHubServer, GitHubState
 from tests.ghserver_comments import ACTIONS_BOT, BODY_LIMIT, add_comment_routes, comments_on, writes
 from tests.gitrepo import Repo
@@ -70,7 +71,7 @@ def test_mentions_are_not_linked_but_stay_readable_and_code_is_untouched():
         "```python\n@property\ndef f(self): ...\n```\n"
     )
     assert {"someone", "other-user", "org"} <= set(live_mentions(text))
-    safe = publish.neutralise_mentions(text)
+    safe = publish_body.neutralise_mentions(text)
     assert live_mentions(safe) == []
     assert safe.replace("\u200d", "") == text  # nothing else changed
     assert "@property" in code_text(safe)  # a snippet's decorator stays copyable
@@ -80,8 +81,8 @@ def test_fit_cuts_at_a_section_boundary_and_closes_an_open_fence():
     sections = [f"## Section {i}\n\n" + ("text line\n" * 200) for i in range(8)]
     big_code = "## Snippets\n\n```python\n" + ("x = 1\n" * 6000) + "```\n"
     report = "# Title\n\nsummary\n\n" + "".join(sections[:3]) + big_code + "".join(sections[3:])
-    out = publish.fit(report, 20_000, "the job summary", "en")
-    assert publish.utf16_len(out) <= 20_000
+    out = publish_body.fit(report, 20_000, "the job summary", "en")
+    assert publish_body.utf16_len(out) <= 20_000
     assert out.startswith("# Title\n\nsummary\n\n## Section 0")
     assert "## Section 2" in out and "## Section 3" not in out
     # The cut fell inside the code block: the fence is closed before the note.
@@ -95,13 +96,13 @@ def test_fit_cuts_at_a_section_boundary_and_closes_an_open_fence():
         and "Section 7" in last
         and "the job summary" in last
     )
-    assert publish.fit("short", 100, "x") == "short"
+    assert publish_body.fit("short", 100, "x") == "short"
 
 
 def test_fit_without_sections_cuts_inside_the_code_block_and_closes_it():
     report = "~~~~text\n" + "line of code\n" * 5000 + "~~~~\n"
-    out = publish.fit(report, 10_000, "`out/report.md`")
-    assert publish.utf16_len(out) <= 10_000
+    out = publish_body.fit(report, 10_000, "`out/report.md`")
+    assert publish_body.utf16_len(out) <= 10_000
     body, note = out.rstrip("\n").rsplit("\n\n---\n\n", 1)
     assert body.endswith("line of code\n~~~~") and note.startswith("> ✂️")
     assert [t.type for t in MarkdownIt("commonmark").parse(out)][0] == "fence"
@@ -110,15 +111,15 @@ def test_fit_without_sections_cuts_inside_the_code_block_and_closes_it():
 def test_fit_counts_what_github_counts():
     # Astral characters are two UTF-16 code units: GitHub's limit is reached earlier than len().
     report = "## A\n\n" + "😀" * 40_000 + "\n\n## B\n\nend\n"
-    out = publish.fit(report, BODY_LIMIT, "the artifact")
-    assert publish.utf16_len(out) <= BODY_LIMIT
+    out = publish_body.fit(report, BODY_LIMIT, "the artifact")
+    assert publish_body.utf16_len(out) <= BODY_LIMIT
 
 
 def test_job_summary_stays_within_one_mebibyte(tmp_path):
     summary = tmp_path / "summary.md"
     summary.write_text("x" * 100_000 + "\n", encoding="utf-8")
     report = "".join(f"## Section {i}\n\n" + "数据行 with text\n" * 2000 + "\n" for i in range(40))
-    assert publish.utf8_len(report) > publish.SUMMARY_LIMIT
+    assert publish_body.utf8_len(report) > publish.SUMMARY_LIMIT
     assert publish.append_job_summary(report, "the artifact", path=str(summary)) == summary
     size = summary.stat().st_size
     assert publish.SUMMARY_LIMIT - 50_000 < size <= publish.SUMMARY_LIMIT
@@ -327,7 +328,7 @@ def test_oversized_report_is_posted_truncated_with_pointer_and_no_open_fence(ser
     assert res.returncode == 0, res.stderr
     (mine,) = ours(server)
     body = mine["body"]
-    assert publish.utf16_len(body) <= BODY_LIMIT
+    assert publish_body.utf16_len(body) <= BODY_LIMIT
     last = body.rstrip("\n").split("\n")[-1]
     assert (
         "cut" in last and "prreport-report" in last and "actions/runs/1" in last and "Risks" in last

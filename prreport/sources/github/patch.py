@@ -22,6 +22,7 @@ def _lines(text: str) -> list[str]:
 
 def reverse_apply(after: str, patch: str, additions: int, deletions: int) -> str | None:
     """The before text, or None when the patch does not fit ``after`` or is incomplete."""
+    # Long: one pass over the patch lines with shared cursors (pos, counts); split, it reads worse.
     head = _lines(after)
     before: list[str] = []
     pos = 0  # next unread index in head

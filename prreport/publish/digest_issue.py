@@ -12,15 +12,14 @@ from datetime import datetime, timedelta
 
 from prreport.config import GitHubConfig
 from prreport.errors import ConfigError
-from prreport.publish import (
-    ACTIONS_BOT,
-    COMMENT_LIMIT,
+from prreport.publish.body import (
     defuse_markers,
     fit,
     full_report_pointer,
     neutralise_mentions,
     utf16_len,
 )
+from prreport.publish.comment import ACTIONS_BOT, COMMENT_LIMIT
 
 ISSUE_LIMIT = COMMENT_LIMIT  # GitHub caps issue bodies like comments: 65,536 characters
 _MARKER = "<!-- prreport:digest repo={repo} window={label} -->"
@@ -82,7 +81,7 @@ def publish_digest_issue(
     """Create this window's digest issue, or edit ours in place (nothing when the body is equal)."""
     from github import GithubException
 
-    from prreport.sources._github_client import api_base, api_error, new_client
+    from prreport.sources.github.client import api_base, api_error, new_client
 
     if not token:
         raise ConfigError(

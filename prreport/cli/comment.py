@@ -12,14 +12,19 @@ from typing import Any
 
 import click
 
-from prreport.cli_options import (
+from prreport.cli.options import (
+    _run,
     config_option,
     debug_option,
     fail_on_option,
+    github_api_url_option,
     lang_option,
+    make_source,
+    no_http_cache_option,
+    report_config,
     report_out_option,
 )
-from prreport.config import FORMATS
+from prreport.config import Config
 from prreport.errors import ConfigError, OutputError
 from prreport.gate import gate_failure, parse_fail_on
 
@@ -121,11 +126,7 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
     metavar="OWNER/NAME",
     help="Repository of the PR (default: $GITHUB_REPOSITORY).",
 )
-@click.option(
-    "--github-api-url",
-    metavar="URL",
-    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
-)
+@github_api_url_option
 @click.option(
     "--repo",
     "repo",
@@ -181,12 +182,7 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
     is_flag=True,
     help="Render, write files and the job summary, apply --fail-on, but do not comment.",
 )
-@click.option(
-    "--no-cache",
-    is_flag=True,
-    default=None,
-    help="Do not use the on-disk HTTP cache (GitHub source).",
-)
+@no_http_cache_option
 @config_option
 @debug_option
 def comment_cmd(
@@ -211,40 +207,26 @@ def comment_cmd(
     debug: bool,
 ) -> None:
     """Render the report and create, update or leave alone the PR's prreport comment."""
-    # Imported here: prreport.cli registers this command at its bottom, so it is loaded first.
-    from prreport.cli import _run, common_config, split_list
+    # Long: click passes all 19 arguments and options as parameters; the work is in body() and helpers.
 
     def body() -> int:
-        from prreport import publish
+        # Long: the command's steps in order (flags, config, report, comment, summary, post, gate).
+        from prreport.publish.body import full_report_pointer, utf16_len
+        from prreport.publish.comment import append_job_summary, comment_body
 
         env = os.environ
         event = load_event(env)
         kinds = parse_fail_on(fail_on)
-        if from_file and (repo or bundle_path or target):
-            raise ConfigError(
-                "--from-file posts a rendered report: do not combine it with --repo, --bundle or --target"
-            )
-        if from_file and kinds:
-            raise ConfigError(
-                "--fail-on needs the findings: use it where the report is rendered, not with --from-file"
-            )
-        if head_sha and not _SHA_RE.match(head_sha):
-            raise ConfigError(f"--head-sha: expected a hexadecimal commit SHA, got {head_sha!r}")
-        config = common_config(
+        _check_flags(from_file, bool(repo or bundle_path or target), bool(kinds), head_sha)
+        config = report_config(
             config_path,
-            {
-                "report": {
-                    "formats": split_list(formats, FORMATS, "--format"),
-                    "out_dir": out_dir,
-                    "lang": lang,
-                },
-                "git": {"repo": repo},
-                "github": {
-                    "repo": github_repo,
-                    "api_url": github_api_url,
-                    "cache": False if no_cache else None,
-                },
-            },
+            formats=formats,
+            out_dir=out_dir,
+            lang=lang,
+            repo=repo,
+            github_repo=github_repo,
+            github_api_url=github_api_url,
+            no_cache=no_cache,
         )
         post_repo = config.github.repo or env.get("GITHUB_REPOSITORY", "")
         if post_repo and post_repo.count("/") != 1:
@@ -255,68 +237,36 @@ def comment_cmd(
         written: dict[str, str] = {}
         found_kinds: list[str] = []
         if from_file:
-            try:
-                report = Path(from_file).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise ConfigError(
-                    f"--from-file {from_file}: cannot read it as UTF-8 text ({exc})"
-                ) from None
+            report = _read_report(from_file)
         else:
             report, written, found_kinds, rendered_number = _render(
                 config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug
             )
             pr_number = pr_number or rendered_number
 
-        where = publish.full_report_pointer(
+        where = full_report_pointer(
             lang_,
             run_url=report_url or _run_url(env, event),
             artifact=artifact or env.get("PRREPORT_ARTIFACT", ""),
             path=written.get("md", ""),
         )
-        comment = publish.comment_body(report, where, lang_)
+        comment = comment_body(report, where, lang_)
         outputs = {f"{k}-path": v for k, v in written.items()}
 
         if dry_run:
             dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
             click.echo(comment, nl=False)
             click.echo(
-                f"dry run: would post this comment ({publish.utf16_len(comment):,} characters) to {dest}; nothing posted",
+                f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
                 err=True,
             )
         else:
-            summary = publish.append_job_summary(report, where, lang_)
+            summary = append_job_summary(report, where, lang_)
             if summary is not None:
                 click.echo(f"appended the report to the job summary {summary}", err=True)
             if not no_post:
-                if not post_repo:
-                    raise ConfigError(
-                        "no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)"
-                    )
-                if pr_number is None:
-                    raise ConfigError(
-                        "no PR number: pass N, or run on a pull_request / workflow_run event"
-                    )
                 expect = head_sha or _event_head(event)
-                token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
-                publisher = publish.CommentPublisher(post_repo, token, config.github)
-                try:
-                    result = publisher.publish(pr_number, comment, expect_head=expect)
-                finally:
-                    publisher.close()
-                verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[
-                    result.action
-                ]
-                click.echo(
-                    f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
-                    err=True,
-                )
-                outputs.update(
-                    {
-                        "comment-id": str(result.comment_id),
-                        "comment-url": result.url,
-                        "comment-action": result.action,
-                    }
-                )
+                outputs.update(_post(config, post_repo, pr_number, comment, expect, env))
             _set_outputs(env, outputs)
 
         failure = gate_failure(kinds, found_kinds)
@@ -326,6 +276,67 @@ def comment_cmd(
         return 0
 
     _run(debug, body)
+
+
+def _check_flags(from_file: str | None, renders: bool, fail_on: bool, head_sha: str | None) -> None:
+    """Reject flags that do not go together, and a --head-sha that is no SHA."""
+    if from_file and renders:
+        raise ConfigError(
+            "--from-file posts a rendered report: do not combine it with --repo, --bundle or --target"
+        )
+    if from_file and fail_on:
+        raise ConfigError(
+            "--fail-on needs the findings: use it where the report is rendered, not with --from-file"
+        )
+    if head_sha and not _SHA_RE.match(head_sha):
+        raise ConfigError(f"--head-sha: expected a hexadecimal commit SHA, got {head_sha!r}")
+
+
+def _read_report(from_file: str) -> str:
+    """The already-rendered Markdown report of ``--from-file``."""
+    try:
+        return Path(from_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"--from-file {from_file}: cannot read it as UTF-8 text ({exc})"
+        ) from None
+
+
+def _post(
+    config: Config,
+    post_repo: str,
+    pr_number: int | None,
+    comment: str,
+    expect: str | None,
+    env: Mapping[str, str],
+) -> dict[str, str]:
+    """Create, update or leave alone the PR's comment; returns the action's outputs."""
+    from prreport.publish.comment import CommentPublisher
+
+    if not post_repo:
+        raise ConfigError(
+            "no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)"
+        )
+    if pr_number is None:
+        raise ConfigError("no PR number: pass N, or run on a pull_request / workflow_run event")
+    token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
+    publisher = CommentPublisher(post_repo, token, config.github)
+    try:
+        result = publisher.publish(pr_number, comment, expect_head=expect)
+    finally:
+        publisher.close()
+    verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[
+        result.action
+    ]
+    click.echo(
+        f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
+        err=True,
+    )
+    return {
+        "comment-id": str(result.comment_id),
+        "comment-url": result.url,
+        "comment-action": result.action,
+    }
 
 
 def _event_head(event: Mapping[str, Any]) -> str | None:
@@ -347,10 +358,9 @@ def _render(
     debug: bool,
 ) -> tuple[str, dict[str, str], list[str], int | None]:
     """Run the pipeline; returns (markdown, written paths by format, finding kinds, PR number)."""
-    from prreport.cli import make_source
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
-    from prreport.publish import marker_hash
+    from prreport.publish.comment import marker_hash
     from prreport.render import render_markdown
 
     if repo or bundle_path:

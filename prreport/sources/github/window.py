@@ -37,7 +37,7 @@ def merged_in_window(
     """PRs merged in ``[since, until)``, oldest first; pages are fetched only until the window is passed."""
     from github import GithubException
 
-    from prreport.sources._github_client import api_base, api_error, new_client
+    from prreport.sources.github.client import api_base, api_error, new_client
 
     api_url = api_base(config)
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None

@@ -5,17 +5,27 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from prreport.cli_options import config_option, debug_option, quiet_option
+from prreport.cli.options import (
+    _run,
+    config_option,
+    debug_option,
+    github_api_url_option,
+    quiet_option,
+    split_list,
+)
 from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError
 
 if TYPE_CHECKING:
-    from prreport.digest import Digest, Outcome, Window
+    from prreport.digest.build import Digest
+    from prreport.digest.jobs import Outcome
+    from prreport.digest.window import Window
 
 _HELP = """Write the digest of the PRs merged in one week (or any window).
 
@@ -59,11 +69,7 @@ def _show_progress() -> bool:
 @click.option(
     "--github", "github_repo", metavar="OWNER/NAME", help="Read the merged PRs from GitHub."
 )
-@click.option(
-    "--github-api-url",
-    metavar="URL",
-    help="GitHub API base URL (default: $GITHUB_API_URL or api.github.com).",
-)
+@github_api_url_option
 @click.option(
     "--lang",
     "langs",
@@ -121,16 +127,12 @@ def digest_cmd(
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
-    from prreport.cli import _run, split_list
+    # Long: click passes all 17 arguments and options as parameters; the work is in body() and helpers.
 
     def body() -> int:
-        from prreport.digest import (
-            load_digest_json,
-            render_digest,
-            render_digest_data,
-            resolve_window,
-            with_workers,
-        )
+        from prreport.digest.build import with_workers
+        from prreport.digest.render import load_digest_json, render_digest_data
+        from prreport.digest.window import resolve_window
         from prreport.output import write_all
 
         if github_repo and repo:
@@ -170,17 +172,8 @@ def digest_cmd(
             data = load_digest_json(from_json)
             outputs = render_digest_data(data, langs_used, format_list, out)
         else:
-            digest = _with_progress(
-                config, resolve_window(week, since, until), source, not no_cache
-            )
-            data = digest.to_json()
-            outputs = render_digest(digest, langs_used, format_list, out)
-            t, s = digest.totals, digest.stats
-            click.echo(
-                f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
-                f"{t['not_analysed']} not analysed)",
-                err=True,
-            )
+            window = resolve_window(week, since, until)
+            data, outputs = _analyse(config, window, source, not no_cache, langs_used, format_list)
         write_all(outputs)
         if publish:
             _publish(config, data, langs_used[0], outputs)
@@ -195,9 +188,31 @@ def digest_cmd(
     _run(debug, body)
 
 
+def _analyse(
+    config: Config,
+    window: Window,
+    source: str,
+    cache: bool,
+    langs: Sequence[str],
+    formats: Sequence[str],
+) -> tuple[dict[str, Any], dict[Path, str]]:
+    """Build the window's digest, say what it took, and render it: (JSON value, path -> text)."""
+    from prreport.digest.render import render_digest
+
+    digest = _with_progress(config, window, source, cache)
+    outputs = render_digest(digest, langs, formats, Path(config.report.out_dir))
+    t, s = digest.totals, digest.stats
+    click.echo(
+        f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
+        f"{t['not_analysed']} not analysed)",
+        err=True,
+    )
+    return digest.to_json(), outputs
+
+
 def _with_progress(config: Config, window: Window, source: str, cache: bool) -> Digest:
     """Run the digest, with a rich progress bar when a person is watching."""
-    from prreport.digest import make_digest
+    from prreport.digest.build import make_digest
 
     if not _show_progress():
         return make_digest(config, window, source=source, cache=cache)
@@ -228,8 +243,8 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
 
 def _publish(config: Config, data: dict[str, Any], lang: str, outputs: dict[Path, str]) -> None:
     """Create or update the window's digest issue from the rendered Markdown."""
-    from prreport.digest import digest_paths
-    from prreport.digest_publish import publish_digest_issue
+    from prreport.digest.render import digest_paths
+    from prreport.publish.digest_issue import publish_digest_issue
     from prreport.render import render_digest_markdown
     from prreport.series import parse_time
 

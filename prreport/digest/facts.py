@@ -1,0 +1,69 @@
+"""What the digest keeps of one PR: verdict, counts, risks and problems, from its report model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from prreport.analyzers import SourceFiles
+from prreport.bundle import PullRequestBundle
+from prreport.series import series_of
+
+# Risk severities (prreport.report) in the order a reader wants them.
+SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+
+
+def problems_of(bundle: PullRequestBundle, diagnostics: Sequence[Any]) -> list[str]:
+    """Why parts of a PR could not be analysed: diagnostics plus Python files that do not parse."""
+    sources = SourceFiles(bundle)
+    for f in sources.python_files():
+        if f.after is not None:
+            sources.tree(f.path, "after")
+    seen: list[str] = []
+    for d in [*diagnostics, *sources.parse_errors.values()]:
+        where = f"{d.path}:{d.line}" if d.path and d.line else d.path
+        text = f"{where}: {d.message}" if where else d.message
+        if text not in seen:
+            seen.append(text)
+    for f in bundle.files:
+        if f.note and not f.binary:
+            text = f"{f.path}: {f.note}"
+            if text not in seen:
+                seen.append(text)
+    return seen
+
+
+def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """The per-PR facts the digest shows, from a report model's JSON value."""
+    pr = model_json["pr"]
+    summary = model_json["summary"]
+    kind_counts = {str(k): int(v) for k, v in (summary.get("kind_counts") or {}).items()}
+    risks: list[dict[str, Any]] = [
+        {
+            "id": str(r.get("id", "")),
+            "severity": str(r.get("severity", "medium")),
+            "evidence": len(r.get("evidence") or ()),
+        }
+        for r in model_json.get("risks") or ()
+    ]
+    series = series_of(pr.get("title") or "")
+    verdict = summary.get("verdict", "unknown")
+    risks.sort(key=lambda r: (SEVERITY_RANK.get(r["severity"], 5), r["id"]))
+    return {
+        "number": pr.get("number"),
+        "title": pr.get("title") or "",
+        "author": pr.get("author") or "",
+        "url": pr.get("url") or "",
+        "merged_at": pr.get("merged_at"),
+        "summary": summary.get("one_line") or pr.get("title") or "",
+        "verdict": verdict,
+        "series": series,
+        "kinds": sorted(kind_counts),
+        "kind_counts": dict(sorted(kind_counts.items())),
+        "changed_lines": int(summary.get("changed_lines", 0)),
+        "explained_lines": int(summary.get("explained_lines", 0)),
+        "files": len(model_json.get("files") or ()),
+        "risks": risks,
+        "risk_tags": sorted({r["id"] for r in risks}),
+        "problems": problems,
+    }

@@ -1,0 +1,1 @@
+"""Every GitHub write: the PR report comment (and job summary) and the weekly digest issue."""
