@@ -14,6 +14,7 @@ from prreport.output import report_stem
 from prreport.render import render_html, render_json, render_markdown
 from prreport.report.build import build_model
 from prreport.report.model import ReportModel
+from prreport.report.verdict import is_failure
 from prreport.sources import Source
 
 # Rounds of context fetching: analyzers may follow imports of fetched files (cycle safety).
@@ -28,6 +29,18 @@ class Analysis:
     findings: list[Finding]
     diagnostics: list[Diagnostic]
     model: ReportModel
+
+    def live_kinds(self) -> list[str]:
+        """Finding kinds the report stands by: a behaviour change a proven refactor accounts for is not one."""
+        return [f.kind for f in self.model.findings if not f.details.get("accounted_by")]
+
+    def warnings(self) -> list[str]:
+        """One ``warning:`` line per analyzer that failed (the verdict is then ``unknown``)."""
+        return [
+            f"warning: analyzer {d.origin} failed ({d.message.splitlines()[0]}); the verdict is unknown"
+            for d in self.diagnostics
+            if is_failure(d)
+        ]
 
 
 def gather(source: Source, config: Config) -> PullRequestBundle:

@@ -380,6 +380,8 @@ def _render(
     theirs = tuple(c for c in bundle.issue_comments if marker_hash(c.body) is None)
     bundle = dataclasses.replace(bundle, issue_comments=theirs)
     analysis = analyse(bundle, src_config, debug=debug)
+    for warning in analysis.warnings():
+        click.echo(warning, err=True)
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
     md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
     if md is None:
@@ -390,4 +392,4 @@ def _render(
         for p in outputs:
             written[p.suffix.lstrip(".")] = str(p)
             click.echo(f"wrote {p}", err=True)
-    return md, written, [f.kind for f in analysis.findings], analysis.model.pr.get("number")
+    return md, written, analysis.live_kinds(), analysis.model.pr.get("number")

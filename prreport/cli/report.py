@@ -135,6 +135,8 @@ def report_cmd(
         finally:
             source.close()
         analysis = analyse(bundle, config, debug=debug)
+        for warning in analysis.warnings():
+            click.echo(warning, err=True)
         outputs = render_outputs(analysis, config, Path(config.report.out_dir))
         if save_bundle:
             write_atomic(Path(save_bundle), bundle_file_bytes(bundle, save_bundle))
@@ -148,7 +150,7 @@ def report_cmd(
             click.echo(md, nl=False)
         for p in outputs:
             click.echo(f"wrote {p}", err=True)
-        failure = gate_failure(fail_kinds, [f.kind for f in analysis.findings])
+        failure = gate_failure(fail_kinds, analysis.live_kinds())
         if failure:
             click.echo(failure, err=True)
             return 1
