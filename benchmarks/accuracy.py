@@ -125,7 +125,7 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
     """Verdict accuracy, per-kind precision/recall, crashes and misses over the results."""
     correct = 0
     per_kind: dict[str, dict[str, int]] = defaultdict(
-        lambda: {"tp": 0, "fp": 0, "fn": 0, "found": 0}
+        lambda: {"tp": 0, "fp": 0, "labelled": 0, "matched": 0, "found": 0}
     )
     misses = []
     fp_examples: dict[str, list[str]] = defaultdict(list)
@@ -161,17 +161,19 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
                 per_kind[fd.kind]["fp"] += 1
                 fp_examples[fd.kind].append(f"{r.label['id']} {fd.path}:{fd.line} {fd.symbol}")
         for kind, ok in want:
-            if not any(fd.kind == kind and finding_names(fd) & ok for fd in r.findings):
-                per_kind[kind]["fn"] += 1
+            per_kind[kind]["labelled"] += 1
+            if any(fd.kind == kind and finding_names(fd) & ok for fd in r.findings):
+                per_kind[kind]["matched"] += 1
     kinds = {}
     for kind in SCORED_KINDS:
         c = per_kind[kind]
-        labelled = c["tp"] + c["fn"]
+        labelled = c["labelled"]
         kinds[kind] = {
             "labelled": labelled,
             "found": c["found"],
+            # Precision over distinct (commit, kind, name) findings; recall over labelled items.
             "precision": round(c["tp"] / c["found"], 3) if c["found"] else None,
-            "recall": round(c["tp"] / labelled, 3) if labelled else None,
+            "recall": round(c["matched"] / labelled, 3) if labelled else None,
             "false_positives": fp_examples[kind][:5],
         }
     misses.sort(key=lambda m: (_MISS_RANK[m["type"]], m["id"]))

@@ -765,3 +765,25 @@ def test_new_import_that_closes_a_cycle_through_a_sibling_is_still_a_risk(tmp_pa
     assert risk.details["chain"] == ["pkg.sub.a", "pkg.sub.b", "pkg.sub.a"]
     (h,) = _of(a, "import.hoisted")
     assert h.symbol == "helper"
+
+
+def test_a_package_init_importing_its_submodules_is_no_cycle(tmp_path: Path):
+    # prreport's own cli package: __init__ re-exports main from cli.main, which imports the
+    # sibling commands. The package is in sys.modules while __init__ runs, so importing its
+    # submodules does not run it again; only `from app.cli import NAME` (a name __init__ has not
+    # bound yet) closes a cycle.
+    before = {
+        "app/__init__.py": "",
+        "app/cli/__init__.py": "",
+        "app/cli/main.py": "from app.cli.report import report\n\n\ndef main():\n    report()\n",
+        "app/cli/report.py": "def report():\n    return 1\n",
+    }
+    after = {"app/cli/__init__.py": "from app.cli.main import main\n\n__all__ = ['main']\n"}
+    a = _pr(tmp_path, before, after)
+    assert not [f for f in a.findings if f.kind == "cycle.risk"], a.findings
+    back = {
+        "app/cli/report.py": "from app.cli import VERSION\n\n\ndef report():\n    return VERSION\n"
+    }
+    init = {"app/cli/__init__.py": "from app.cli.main import main\n\nVERSION = 1\n"}
+    b = _pr(tmp_path / "b", {**before, **back}, init)
+    assert [f.symbol for f in b.findings if f.kind == "cycle.risk"] == ["app.cli.main"]

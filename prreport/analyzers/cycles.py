@@ -202,7 +202,11 @@ def _explore(
                     first_party.add(absolute)
                 continue
             first_party.add(dest)
-            edges.extend(p for p in parents(dest) if p not in settled and index.path_of(p))
+            # The importer is in sys.modules while it runs too: importing one of its submodules
+            # does not run it again (only ``import M`` / ``from M import name`` reaches it).
+            edges.extend(
+                p for p in parents(dest) if p not in settled and p != importer and index.path_of(p)
+            )
             if dest not in settled:
                 edges.append(dest)
         if module == target:

@@ -20,7 +20,6 @@ from prreport.analyzers._defs import (
 )
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
-from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 
 
@@ -149,8 +148,8 @@ def _base_references(
 
     Files the PR did not change are the same before and after, so the repository search at
     head answers for them; changed files are searched in their before text. Comment lines and
-    other definitions of the same name are not references; hits in test files that the PR
-    removed (the tests of the removed code) are not either.
+    other definitions of the same name are not references. A test that used it (even one the
+    PR removed with it) is a reference: rewritten tests cannot be told from removed ones here.
     """
     changed = {f.path for f in bundle.files} | {f.before_path for f in bundle.files}
     out: list[tuple[str, int]] = []
@@ -169,11 +168,10 @@ def _base_references(
         if f.before is None or not f.before_path.endswith(".py"):
             continue
         rows = f.before.splitlines()
-        removed = sources.changed(f).removed if category(f.path) == "test" else set()
         for n in word_hits(f.before, d.name):
             if f.before_path == d.path and d.start <= n <= d.end:
                 continue
-            if n in removed or _definition_line(rows[n - 1], d.name):
+            if _definition_line(rows[n - 1], d.name):
                 continue
             if f.before_path == d.path and n in _own_setup(f.before, d, sources.changed(f).removed):
                 continue
