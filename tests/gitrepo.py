@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+
+from prreport.config import Config, GitConfig
+from prreport.pipeline import Analysis, analyse, gather
+from prreport.sources.git import GitSource
 
 _ENV_BASE = {
     "GIT_AUTHOR_NAME": "Alice Author",
@@ -91,3 +96,23 @@ class Repo:
                 i += 1
             result[path] = (0 if add == "-" else int(add), 0 if dele == "-" else int(dele))
         return result
+
+
+def analyse_commit(
+    root: Path,
+    base: dict[str, str | None],
+    change: dict[str, str | None],
+    message: str = "refactor(pkg): tidy up (#7)",
+) -> Analysis:
+    """Commit ``base`` then ``change`` in a new repository under ``root`` and analyse the PR
+    the second commit's subject names, through the real git source and pipeline."""
+    repo = Repo(root / "repo")
+    repo.commit("init", base)
+    repo.commit(message, change)
+    number = re.search(r"\(#(\d+)\)\s*$", message)
+    cfg = Config()
+    src = GitSource(number.group(1) if number else "HEAD", GitConfig(repo=str(repo.path)))
+    try:
+        return analyse(gather(src, cfg), cfg)
+    finally:
+        src.close()

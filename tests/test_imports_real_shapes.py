@@ -5,21 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prreport.config import Config, GitConfig
 from prreport.diffparse import changed_lines
 from prreport.findings import Finding
-from prreport.pipeline import Analysis, analyse, gather
-from prreport.sources.git import GitSource
-from tests.gitrepo import Repo
+from prreport.pipeline import Analysis
+from tests.gitrepo import analyse_commit
 
 
 def _pr(tmp_path: Path, before: dict[str, str], after: dict[str, str | None]) -> Analysis:
-    repo = Repo(tmp_path / "repo")
-    repo.commit("init", before)
-    repo.commit("refactor: imports (#7)", after)
-    config = Config()
-    bundle = gather(GitSource("7", GitConfig(repo=str(repo.path))), config)
-    return analyse(bundle, config)
+    return analyse_commit(tmp_path, dict(before), after, "refactor: imports (#7)")
 
 
 def _of(a: Analysis, kind: str, path: str | None = None) -> list[Finding]:

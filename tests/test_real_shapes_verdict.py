@@ -6,10 +6,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from prreport.config import Config, GitConfig
-from prreport.pipeline import Analysis, analyse, gather
-from prreport.sources.git import GitSource
-from tests.gitrepo import Repo
+from prreport.config import Config
+from prreport.pipeline import Analysis, analyse
+from tests.gitrepo import analyse_commit
 
 
 def _analyse(
@@ -18,15 +17,7 @@ def _analyse(
     pr: dict[str, str | None],
     msg: str = "refactor(pkg): tidy up (#7)",
 ) -> Analysis:
-    repo = Repo(tmp_path / "repo")
-    repo.commit("init", {"pkg/__init__.py": "", **base})
-    repo.commit(msg, pr)
-    cfg = Config()
-    src = GitSource("7", GitConfig(repo=str(repo.path)))
-    try:
-        return analyse(gather(src, cfg), cfg)
-    finally:
-        src.close()
+    return analyse_commit(tmp_path, {"pkg/__init__.py": "", **base}, pr, msg)
 
 
 def _kinds(a: Analysis, kind: str) -> list[str]:

@@ -5,22 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prreport.config import Config, GitConfig
-from prreport.pipeline import Analysis, analyse, gather
-from prreport.sources.git import GitSource
-from tests.gitrepo import Repo
+from prreport.pipeline import Analysis
+from tests.gitrepo import analyse_commit
 
 
 def _analyse(tmp_path: Path, base: dict[str, str | None], pr: dict[str, str | None]) -> Analysis:
-    repo = Repo(tmp_path / "repo")
-    repo.commit("init", {"pkg/__init__.py": "", **base})
-    repo.commit("refactor(pkg): tidy up (#7)", pr)
-    cfg = Config()
-    src = GitSource("7", GitConfig(repo=str(repo.path)))
-    try:
-        return analyse(gather(src, cfg), cfg)
-    finally:
-        src.close()
+    return analyse_commit(tmp_path, {"pkg/__init__.py": "", **base}, pr)
 
 
 def _one(a: Analysis, kind: str):

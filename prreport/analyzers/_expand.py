@@ -277,11 +277,13 @@ def _params(fn: ast.AST) -> list[ast.arg]:
     return out + [x for x in (a.vararg, a.kwarg) if x is not None]
 
 
-class _Rename(ast.NodeTransformer):
-    """Rename every name outside ``keep`` by order of first appearance (a bijection test)."""
+class OrdinalNames(ast.NodeTransformer):
+    """Rename every name outside ``keep`` by order of first appearance (a bijection test);
+    optionally erase constants (to find code that matches in shape only)."""
 
-    def __init__(self, keep: frozenset[str]) -> None:
+    def __init__(self, keep: frozenset[str], erase_constants: bool = False) -> None:
         self.keep = keep
+        self.erase = erase_constants
         self.names: dict[str, str] = {}
 
     def _sub(self, name: str) -> str:
@@ -293,6 +295,9 @@ class _Rename(ast.NodeTransformer):
     def visit_arg(self, node: ast.arg) -> ast.AST:
         return ast.arg(arg=self._sub(node.arg), annotation=None)
 
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(value="_c") if self.erase else node
+
 
 def canonical(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """Dump of a normalised function with its local names (not its parameters) renamed by order."""
@@ -302,7 +307,7 @@ def canonical(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     }
     local = (bound_names(fn.body) | _locals_of(fn.body)) - params - declared
     every = _names(fn)
-    return dump(_Rename(frozenset(every - local)).visit(copy.deepcopy(fn)))
+    return dump(OrdinalNames(frozenset(every - local)).visit(copy.deepcopy(fn)))
 
 
 # -- binding a call -----------------------------------------------------------------------

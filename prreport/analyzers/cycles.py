@@ -227,6 +227,37 @@ def _explore(
     return ex
 
 
+def _judge(
+    h: _Hoist,
+    ex: _Exploration,
+    complete: bool,
+    unavailable: list[str],
+    details: dict[str, object],
+) -> tuple[str, str]:
+    """The finding kind and message for one (importer, target) walk; notes go into ``details``."""
+    if ex.ancestor:
+        details["ancestor"] = True
+        return (
+            "cycle.safe",
+            f"{h.target} is a package of {h.importer}: already initialising, runs nothing",
+        )
+    if ex.chain and h.preexisting:
+        # The importer loaded the target at module level before: the change adds no cycle
+        # (whatever loop exists, it ran the same way before).
+        details["existing_chain"] = ex.chain
+        details["chain"] = []
+        return "cycle.safe", f"{h.target} was imported by {h.importer} before: no new cycle"
+    if ex.chain:
+        return "cycle.risk", " -> ".join(ex.chain)
+    if h.target not in ex.explored:
+        # A walk that could not finish proves nothing: say so, never "safe".
+        return "cycle.unchecked", f"{h.target}: source unavailable"
+    if not complete:
+        reached = ", ".join(unavailable or ["depth limit"])
+        return "cycle.unchecked", f"{h.target}: import walk incomplete ({reached})"
+    return "cycle.safe", f"{h.target} does not import {h.importer}"
+
+
 def _forbidden(importer: str, target: str, explored: Iterable[str]) -> str:
     """The widest package of the importer that excludes the target and everything it loads."""
     loaded = set(explored) | {target}
@@ -332,77 +363,15 @@ class CycleAnalyzer(Analyzer):
             }
             if h.preexisting:
                 details["preexisting"] = True
-            line = h.bindings[0].line
-            if ex.ancestor:
-                details["ancestor"] = True
-                findings.append(
-                    Finding(
-                        "cycle.safe",
-                        h.file.path,
-                        line,
-                        h.target,
-                        f"{h.target} is a package of {h.importer}: already initialising, runs nothing",
-                        details,
-                    )
-                )
-                continue
-            if ex.chain and h.preexisting:
-                # The importer loaded the target at module level before: the change adds no
-                # cycle (whatever loop exists, it ran the same way before).
-                details["existing_chain"] = ex.chain
-                details["chain"] = []
-                findings.append(
-                    Finding(
-                        "cycle.safe",
-                        h.file.path,
-                        line,
-                        h.target,
-                        f"{h.target} was imported by {h.importer} before: no new cycle",
-                        details,
-                    )
-                )
-            elif ex.chain:
-                findings.append(
-                    Finding(
-                        "cycle.risk",
-                        h.file.path,
-                        line,
-                        h.target,
-                        f"{' -> '.join(ex.chain)}",
-                        details,
-                    )
-                )
-            elif h.target not in ex.explored or not complete:
-                # A walk that could not finish proves nothing: say so, never "safe".
-                findings.append(
-                    Finding(
-                        "cycle.unchecked",
-                        h.file.path,
-                        line,
-                        h.target,
-                        f"{h.target}: source unavailable"
-                        if h.target not in ex.explored
-                        else f"{h.target}: import walk incomplete ("
-                        + ", ".join(unavailable or ["depth limit"])
-                        + ")",
-                        details,
-                    )
-                )
-            else:
-                findings.append(
-                    Finding(
-                        "cycle.safe",
-                        h.file.path,
-                        line,
-                        h.target,
-                        f"{h.target} does not import {h.importer}",
-                        details,
-                    )
-                )
-                # A new dependency of a new file rests on nothing that held before; a hoist or a
-                # new import in an existing module rests on the target never importing back.
-                if complete and h.file.before is not None:
-                    safe_by_target.setdefault(h.target, []).append((h, ex))
+            kind, message = _judge(h, ex, complete, unavailable, details)
+            findings.append(
+                Finding(kind, h.file.path, h.bindings[0].line, h.target, message, details)
+            )
+            # A new dependency of a new file rests on nothing that held before; a hoist or a
+            # new import in an existing module rests on the target never importing back.
+            plain_safe = kind == "cycle.safe" and not ex.ancestor and not ex.chain
+            if plain_safe and complete and h.file.before is not None:
+                safe_by_target.setdefault(h.target, []).append((h, ex))
         for target, items in sorted(safe_by_target.items()):
             if any(f.kind == "cycle.risk" and f.symbol == target for f in findings):
                 continue

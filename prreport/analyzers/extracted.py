@@ -21,7 +21,7 @@ from prreport.analyzers._defs import (
     segment,
     strip_docstring,
 )
-from prreport.analyzers._expand import expansion_finding, site_pairs
+from prreport.analyzers._expand import OrdinalNames, expansion_finding, site_pairs
 from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
@@ -29,29 +29,8 @@ from prreport.findings import Finding
 _ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
 
 
-class _Canon(ast.NodeTransformer):
-    """Rename every non-global name by first appearance; optionally erase constants."""
-
-    def __init__(self, keep: frozenset[str], erase_constants: bool) -> None:
-        self.keep = keep
-        self.erase = erase_constants
-        self.names: dict[str, str] = {}
-
-    def _sub(self, name: str) -> str:
-        return name if name in self.keep else self.names.setdefault(name, f"_v{len(self.names)}")
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Name(id=self._sub(node.id), ctx=node.ctx)
-
-    def visit_arg(self, node: ast.arg) -> ast.AST:
-        return ast.arg(arg=self._sub(node.arg), annotation=None)
-
-    def visit_Constant(self, node: ast.Constant) -> ast.AST:
-        return ast.Constant(value="_c") if self.erase else node
-
-
 def _canon(stmts: Sequence[ast.AST], keep: frozenset[str], erase: bool = False) -> str:
-    t = _Canon(keep, erase)
+    t = OrdinalNames(keep, erase)
     return "\n".join(dump(t.visit(copy.deepcopy(s))) for s in stmts)
 
 
