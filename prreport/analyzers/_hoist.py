@@ -144,6 +144,15 @@ class _Hoist(cst.CSTTransformer):
         self.target: cst.SimpleStatementLine | None = None
         self.removed = False
 
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Only the compound statements around ``line`` can hold the import: skip the rest of
+        # the module (a transform of every node of a large file costs more than the hoist).
+        if isinstance(node, cst.BaseCompoundStatement):
+            pos = self.get_metadata(PositionProvider, node)
+            if not pos.start.line <= self.line <= pos.end.line:
+                return False
+        return super().on_visit(node)
+
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         if (
             self.target is None
@@ -237,27 +246,52 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
-def parse_for_hoist(text: str) -> MetadataWrapper | None:
+class HoistSource:
+    """A module parsed once for every hoist made in it, with the text of each top-level statement.
+
+    libcst keeps untouched nodes, so after a hoist only the replaced top-level statements are
+    printed; the others are cut from the original text.
+    """
+
+    def __init__(self, text: str, module: cst.Module) -> None:
+        self.text = text
+        self.wrapper = MetadataWrapper(module)
+        module = self.wrapper.module  # the wrapper's copy: the nodes a transform keeps
+        self.header = "".join(module.code_for_node(line) for line in module.header)
+        self.footer = "".join(module.code_for_node(line) for line in module.footer)
+        self.pieces = {id(st): module.code_for_node(st) for st in module.body}
+        # A layout the per-statement texts do not reproduce: print whole modules instead.
+        self.exact = self.header + "".join(self.pieces.values()) + self.footer == text
+
+    def code(self, updated: cst.Module) -> str:
+        """``updated.code``, printing only the statements that are not the original ones."""
+        if not self.exact:
+            return updated.code
+        body = [self.pieces.get(id(st)) or updated.code_for_node(st) for st in updated.body]
+        return self.header + "".join(body) + self.footer
+
+
+def parse_for_hoist(text: str) -> HoistSource | None:
     """The module with position metadata, parsed once per file and reused for every hoist."""
     try:
-        return MetadataWrapper(cst.parse_module(text))
+        return HoistSource(text, cst.parse_module(text))
     except cst.ParserSyntaxError:
         return None
 
 
-def hoist(text: str, line: int, wrapper: MetadataWrapper | None = None) -> str | None:
+def hoist(text: str, line: int, parsed: HoistSource | None = None) -> str | None:
     """The module text with the import statement starting at ``line`` moved to the import block."""
-    wrapper = wrapper if wrapper is not None else parse_for_hoist(text)
-    if wrapper is None:
+    parsed = parsed if parsed is not None else parse_for_hoist(text)
+    if parsed is None:
         return None
     tr = _Hoist(line)
-    out = wrapper.visit(tr)
-    return out.code if tr.removed else None
+    out = parsed.wrapper.visit(tr)
+    return parsed.code(out) if tr.removed else None
 
 
-def hoist_diff(path: str, text: str, line: int, wrapper: MetadataWrapper | None = None) -> str:
+def hoist_diff(path: str, text: str, line: int, parsed: HoistSource | None = None) -> str:
     """A unified diff (``a/path`` → ``b/path``) hoisting the import at ``line``; "" if not possible."""
-    new = hoist(text, line, wrapper)
+    new = hoist(text, line, parsed)
     if new is None or new == text:
         return ""
     return "".join(
