@@ -235,13 +235,24 @@ def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Def
                     add(st, prefix + bound, bound, "import", parent)
             elif isinstance(st, (ast.If, ast.Try)) and not in_class:
                 # Module-level guards (TYPE_CHECKING, try/except ImportError) still define names.
-                for sub in (st.body, st.orelse, getattr(st, "finalbody", [])):
+                branches = [st.body, st.orelse, getattr(st, "finalbody", [])]
+                if isinstance(st, ast.If) and _is_type_checking(st.test):
+                    # The ``else:`` of ``if TYPE_CHECKING:`` is what runs: its definition wins.
+                    branches = [st.orelse, st.body]
+                for sub in branches:
                     walk(sub, parent, in_class, in_function)
                 for h in getattr(st, "handlers", []):
                     walk(h.body, parent, in_class, in_function)
 
     walk(tree.body, "", False, False)
     return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (any module prefix)."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def file_index(sources: SourceFiles, path: str, side: str) -> dict[str, Definition]:

@@ -351,7 +351,20 @@ class BranchesAnalyzer(Analyzer):
             elif {dump(x) for x in a.bodies} == {dump(x) for x in b.bodies}:
                 details.update(proven=False, method="none")
             else:
-                return None
+                lost = _rerouted(b, a, added)
+                if lost is None:
+                    return None
+                # A merged branch now runs another branch's code for the inputs of a branch
+                # whose own code is gone: those inputs get a different result.
+                details.update(
+                    proven=False,
+                    method="none",
+                    behavior_change=True,
+                    dropped=[
+                        {"test": ast.unparse(t) if t is not None else "else", "body": body}
+                        for t, body in lost
+                    ],
+                )
         else:
             return None
         details["before_branches"] = len(b.tests)
@@ -405,6 +418,42 @@ class BranchesAnalyzer(Analyzer):
                 st = a.stmts[a.index + 1]
                 return "last", st, st.end_lineno or st.lineno
         return None
+
+
+_EXITS = (ast.Return, ast.Raise)
+
+
+def _branches(c: _Chain) -> list[tuple[ast.expr | None, list[ast.stmt]]]:
+    """(test, body) of a chain; with no ``else``, the statements after a chain whose every
+    branch returns or raises are its else (``if c: return x`` then ``return y``)."""
+    out = list(zip(c.tests, c.bodies, strict=True))
+    rest = c.stmts[c.index + 1 :]
+    if not c.has_else and rest and all(body and isinstance(body[-1], _EXITS) for body in c.bodies):
+        out.append((None, rest))
+    return out
+
+
+def _test_names(tests: Iterable[ast.expr | None]) -> set[str]:
+    return {n.id for t in tests if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _rerouted(b: _Chain, a: _Chain, added: set[int]) -> list[tuple[ast.expr | None, str]] | None:
+    """Before branches whose code is gone from a chain that merged branches, or None.
+
+    A merge: the after chain changed, has fewer branches, tests only what the before tests
+    did, every after body is a before body, and some after test now guards another body.
+    """
+    if not any(n in added for n in range(a.span[0], a.span[1] + 1)):
+        return None
+    bb, ab = _branches(b), _branches(a)
+    if len(ab) >= len(bb) or not _test_names(t for t, _ in ab) <= _test_names(b.tests):
+        return None
+    if not all(any(same_tree(x, y) for _, y in bb) for _, x in ab):
+        return None
+    if all(any(_same(t, u) and same_tree(x, y) for u, y in bb) for t, x in ab):
+        return None  # surviving branches kept their tests: a branch was deleted, not merged
+    lost = [(t, y) for t, y in bb if not any(same_tree(x, y) for _, x in ab)]
+    return [(t, ast.unparse(ast.Module(body=y, type_ignores=[]))) for t, y in lost] or None
 
 
 def _subject_text(b: _Chain, a: _Chain) -> str:

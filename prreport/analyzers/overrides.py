@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import (
     Definition,
+    bound_names,
     definition_changes,
+    dump,
     explains,
     file_index,
     index,
@@ -17,6 +20,7 @@ from prreport.analyzers._defs import (
     module_of,
     pass_line,
     placeholder_kind,
+    strip_docstring,
 )
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
@@ -33,6 +37,8 @@ class _Lookup:
     base_path: str
     unresolved: tuple[str, ...]  # bases whose source is not available
     wanted: tuple[str, ...]  # files that would resolve them
+    # Found where the C3 MRO must look first too: in the first base, or along single inheritance.
+    linear: bool = True
 
 
 def _is_abstract(fn: ast.AST) -> bool:
@@ -71,17 +77,23 @@ def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFil
     return None
 
 
+def _real_bases(cls: Definition) -> list[str]:
+    """Bases that may define methods (``object``, ``ABC``, ``Generic[...]`` left out)."""
+    return [
+        b
+        for b in cls.bases
+        if b not in ("object", "ABC", "abc.ABC", "Generic", "Protocol")
+        and not b.startswith(("Generic[", "Protocol["))
+    ]
+
+
 def find_in_bases(
     sources: SourceFiles, path: str, side: str, cls: Definition, method: str, depth: int = 0
 ) -> _Lookup:
     """Search the bases of ``cls`` (same file, then imported modules) for ``method``."""
     unresolved: list[str] = []
     wanted: list[str] = []
-    for base in cls.bases:
-        if base in ("object", "ABC", "abc.ABC", "Generic", "Protocol") or base.startswith(
-            ("Generic[", "Protocol[")
-        ):
-            continue
+    for i, base in enumerate(_real_bases(cls)):
         found = _resolve_class(sources, path, side, base)
         if isinstance(found, list):
             unresolved.append(base)
@@ -94,11 +106,19 @@ def find_in_bases(
             else _head_index(sources, bpath).get(f"{bcls.qualname}.{method}")
         )
         if hit is not None:
-            return _Lookup(hit, bpath, tuple(unresolved), tuple(wanted))
+            # A depth-first hit past the first base may not be what the C3 MRO picks (diamonds).
+            return _Lookup(hit, bpath, tuple(unresolved), tuple(wanted), i == 0)
         if depth < _MAX_DEPTH:
             deeper = find_in_bases(sources, bpath, bside, bcls, method, depth + 1)
             if deeper.base is not None:
-                return deeper
+                single = len(_real_bases(cls)) == 1
+                return _Lookup(
+                    deeper.base,
+                    deeper.base_path,
+                    deeper.unresolved,
+                    deeper.wanted,
+                    deeper.linear and single,
+                )
             unresolved += deeper.unresolved
             wanted += deeper.wanted
     return _Lookup(None, "", tuple(unresolved), tuple(wanted))
@@ -147,13 +167,17 @@ def _resolve_class(
 
 
 def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definition, str]]:
-    """(removed method, class after, placeholder kind) for placeholder methods removed from surviving classes."""
+    """(removed method, class after, body kind) for methods removed from surviving subclasses.
+
+    The body kind is a placeholder kind or ``implementation``; an implementation counts only when
+    a base class provides the method after the change (otherwise it overrode nothing known).
+    """
     change = definition_changes(sources)
     out = []
     for d in change.removed:
-        kind = placeholder_kind(d.node) if d.kind == "method" else None
-        if kind is None:
+        if d.kind != "method" or d.name in _NOT_INHERITED:
             continue
+        kind = placeholder_kind(d.node) or "implementation"
         f = change.file_of[d.path]
         cls = file_index(sources, f.path, "after").get(d.parent) if f.after is not None else None
         if cls is None or cls.kind != "class" or not cls.bases:
@@ -164,12 +188,71 @@ def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definitio
     return out
 
 
+# Looked up on the class itself, never inherited the usual way (name-mangled privates too).
+_NOT_INHERITED = frozenset({"__init_subclass__", "__class_getitem__", "__set_name__"})
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _binding(sources: SourceFiles, path: str, side: str, name: str) -> str | None:
+    """What a module-level name of a file is bound to: ``import:<dump>``, ``builtin``, or None."""
+    defs = file_index(sources, path, side) if side != "head" else _head_index(sources, path)
+    d = defs.get(name)
+    if d is None:
+        return "builtin" if name in _BUILTINS else None
+    if d.kind != "import" or not isinstance(d.node, (ast.Import, ast.ImportFrom)):
+        return None
+    node = d.node
+    for a in node.names:
+        if (a.asname or a.name.split(".")[0]) == name:
+            if isinstance(node, ast.ImportFrom):
+                module = _import_of(sources.tree(path, side), name, path, sources)
+                return f"from:{module}:{a.name}"
+            return f"import:{a.name}:{a.asname or ''}"
+    return None
+
+
+def _raised(fn: ast.AST) -> str:
+    """Dump of the exception a ``raise NotImplementedError(...)`` body raises (no call = no args)."""
+    st = strip_docstring(getattr(fn, "body", []))[0]
+    assert isinstance(st, ast.Raise) and st.exc is not None
+    exc = st.exc
+    if isinstance(exc, ast.Call):
+        return dump(exc.args) + "|" + dump(exc.keywords)
+    return "|"
+
+
+def _same_inherited(
+    sources: SourceFiles, dropped: Definition, dropped_path: str, base: Definition, base_path: str
+) -> bool:
+    """The inherited method does what the dropped one did: equal text, names bound alike."""
+    a, b = dropped.node, base.node
+    if type(a) is not type(b) or dropped.body != base.body:
+        return False
+    assert isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
+    names = {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
+    attrs = {n.attr for n in ast.walk(a) if isinstance(n, ast.Attribute)}
+    # Zero-argument super() and __class__ name the defining class; __x is mangled with it.
+    if names & {"super", "__class__"} or any(
+        x.startswith("__") and not x.endswith("__") for x in names | attrs
+    ):
+        return False
+    if dropped_path == base_path:
+        return True
+    free = names - bound_names([a.args, *a.body])
+    return all(
+        _binding(sources, dropped_path, "before", n) is not None
+        and _binding(sources, dropped_path, "before", n) == _binding(sources, base_path, "head", n)
+        for n in free
+    )
+
+
 @register
 class OverridesAnalyzer(Analyzer):
-    """Placeholder overrides removed (``pass``, ``...``, ``raise NotImplementedError``, ``return super().m()``).
+    """Overrides removed: placeholders (``pass``, ``...``, ``raise NotImplementedError``, ``return super().m()``) or bodies the base now provides.
 
     before: ``class B(A): def run(self): return super().run()`` · after: ``class B(A): pass``
-    → ``code.override-removed`` (base_provides true).
+    → ``code.override-removed`` (base_provides true). A dropped implementation is unchanged
+    only when the method inherited after (through the MRO) has the same body.
     """
 
     name = "overrides"
@@ -202,16 +285,30 @@ class OverridesAnalyzer(Analyzer):
                 provides = None  # a base we cannot read may provide it
             else:
                 provides = False
+            if kind == "implementation" and (
+                base is None or any(a.path == look.base_path and a == base for a in change.added)
+            ):
+                # Overrode nothing a readable base defines (a plain removal), or the base method
+                # is new: copies pulled up into a base or mixin are extracted.py's.
+                continue
             if provides is None:
                 change_flag: bool | None = None
             elif not provides:
                 change_flag = True
+            elif kind == "implementation":
+                assert base is not None
+                change_flag = not _same_inherited(sources, d, d.path, base, look.base_path)
             elif kind == "super-call":
                 change_flag = False
             elif kind in _NO_OP:
                 change_flag = base_kind not in _NO_OP
-            else:  # raise NotImplementedError: unchanged only if the base raises it too
-                change_flag = base_kind != "not-implemented"
+            else:  # raise NotImplementedError: unchanged only if the base raises the same
+                assert base is not None
+                change_flag = base_kind != "not-implemented" or _raised(d.node) != _raised(
+                    base.node
+                )
+            if change_flag is False and not look.linear:
+                change_flag = None  # multiple inheritance: the MRO may pick another base
             ex: tuple[tuple[str, str, int], ...] = ()
             if change_flag is False:
                 lines = set(lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed))
@@ -236,7 +333,7 @@ class OverridesAnalyzer(Analyzer):
                 f.path,
                 d.start,
                 d.qualname,
-                f"placeholder override {d.qualname} ({kind}) removed",
+                f"override {d.qualname} ({kind}) removed",
                 details,
                 ex,
             )

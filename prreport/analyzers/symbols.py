@@ -18,8 +18,10 @@ from prreport.analyzers._defs import (
     lines_with_blanks,
     module_of,
     reference_request,
+    renamed_dump,
     residual,
     same_tree,
+    strip_docstring,
     word_hits,
 )
 from prreport.bundle import FileChange, PullRequestBundle
@@ -39,6 +41,8 @@ class Move:
 
 
 def _equality(a: Definition, b: Definition) -> str:
+    if a.kind == "function" and b.kind == "method":
+        return "modulo-renames" if _becomes_method(a, b) else "different"
     if a.kind == "class":
         same = a.body == b.body
         return (
@@ -49,6 +53,49 @@ def _equality(a: Definition, b: Definition) -> str:
     if _body_text(a) == _body_text(b):
         return "byte-identical"
     return "modulo-renames" if a.renamed == b.renamed else "different"
+
+
+def _becomes_method(fn: Definition, meth: Definition) -> bool:
+    """A module-level ``def f(x: C, ...)`` that became ``C.m(self, ...)`` with the same body.
+
+    ``f(x)`` and ``x.m()`` run the same code only for instances of ``C``: the first parameter
+    must be declared a ``C``, the method must be a plain one (no decorator), and the body must
+    not name its class (zero-argument ``super()``, ``__class__``, mangled ``__names``).
+    """
+    a, b = fn.node, meth.node
+    if fn.parent or type(a) is not type(b):
+        return False
+    assert isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
+    assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if a.decorator_list or b.decorator_list:
+        return False
+    pa, pb = [*a.args.posonlyargs, *a.args.args], [*b.args.posonlyargs, *b.args.args]
+    cls = meth.parent.rsplit(".", 1)[-1]
+    if not pa or not pb or not _names_class(pa[0].annotation, cls):
+        return False
+    names = {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
+    attrs = {n.attr for n in ast.walk(a) if isinstance(n, ast.Attribute)}
+    if names & {"super", "__class__"} or any(
+        x.startswith("__") and not x.endswith("__") for x in names | attrs
+    ):
+        return False
+
+    def key(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+        node = copy.deepcopy(node)
+        first = [*node.args.posonlyargs, *node.args.args][0]
+        first.annotation = None  # the receiver's declared type; ``self`` has none
+        return renamed_dump([node.args, *(strip_docstring(node.body) or node.body)])
+
+    return key(a) == key(b)
+
+
+def _names_class(ann: ast.expr | None, cls: str) -> bool:
+    """An annotation that names class ``cls`` (``C``, ``mod.C`` or ``"C"``)."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return ann.value.strip().rsplit(".", 1)[-1] == cls
+    if isinstance(ann, ast.Attribute):
+        return ann.attr == cls
+    return isinstance(ann, ast.Name) and ann.id == cls
 
 
 def _body_text(d: Definition) -> str:
@@ -154,6 +201,9 @@ class SymbolsAnalyzer(Analyzer):
                 ),
             )
             ex += _updated_lines(sources, m, old_mod, new_mod)
+            if old_file.after is None:
+                # A deleted module's ``from __future__`` imports compiled only that module.
+                ex += explains(old_file.before_path, "-", _future_lines(old_file.before))
             if old_after is not None:
                 kept = _all_lines(old_after, old.name) if in_all else set()
                 for n in sorted(shim_lines | kept):
@@ -222,6 +272,20 @@ def _shim_lines(
     return out
 
 
+def _future_lines(text: str | None) -> list[int]:
+    """Lines of the ``from __future__ import ...`` statements of a module."""
+    try:
+        tree = ast.parse(text or "")
+    except SyntaxError:
+        return []
+    return [
+        n
+        for st in tree.body
+        if isinstance(st, ast.ImportFrom) and st.module == "__future__"
+        for n in range(st.lineno, (st.end_lineno or st.lineno) + 1)
+    ]
+
+
 def _in_all(text: str | None, name: str) -> bool:
     return bool(_all_lines(text, name))
 
@@ -272,6 +336,8 @@ def _stale_references(
         if row.lstrip().startswith("#") or (path == old_path and int(line) in shim):
             continue
         if m.kind == "symbol.renamed":
+            if _imports_from_elsewhere(row, old_mod):
+                continue  # the same name of another module (``from dataclasses import dataclass``)
             if not re.match(rf"\s*(async\s+def|def|class)\s+{re.escape(name)}\b", row):
                 stale.append(hit)
         elif m.old.path != m.new.path and (
@@ -279,6 +345,17 @@ def _stale_references(
         ):
             stale.append(hit)
     return stale, scope
+
+
+def _imports_from_elsewhere(row: str, old_mod: str) -> bool:
+    """A one-line ``from X import ...`` of an absolute module other than the old one."""
+    found = re.match(r"\s*from\s+([\w.]+)\s+import\b", row)
+    if found is None:
+        return False
+    module = found.group(1)
+    return (
+        not module.startswith(".") and module != old_mod and not row.rstrip().endswith(("(", "\\"))
+    )
 
 
 def _updated_lines(
@@ -290,7 +367,11 @@ def _updated_lines(
         cl = sources.changed(f)
         before = (f.before or "").splitlines()
         after = (f.after or "").splitlines()
-        added = {after[n - 1].strip(): n for n in cl.added if 0 < n <= len(after)}
+        # Equal rows (``@new_name`` on several classes) pair one to one, in order.
+        added: dict[str, list[int]] = {}
+        for n in cl.added:
+            if 0 < n <= len(after):
+                added.setdefault(after[n - 1].strip(), []).append(n)
         for n in cl.removed:
             if not 0 < n <= len(before):
                 continue
@@ -299,8 +380,8 @@ def _updated_lines(
                 new_row = re.sub(rf"(?<![\w]){re.escape(m.old.name)}(?![\w])", m.new.name, row)
             else:
                 new_row = row.replace(old_mod, new_mod)
-            if new_row != row and new_row in added:
-                out += [(f.path, "-", n), (f.path, "+", added[new_row])]
+            if new_row != row and added.get(new_row):
+                out += [(f.path, "-", n), (f.path, "+", added[new_row].pop(0))]
         out += _updated_functions(sources, f, m, old_mod, new_mod)
     return out
 
@@ -311,10 +392,25 @@ class _Retarget(ast.NodeTransformer):
     def __init__(self, m: Move, old_mod: str, new_mod: str) -> None:
         self.old, self.new = m.old.name, m.new.name
         self.method = m.old.kind == "method"
+        # A function that became a method of its first argument's class: f(x, y) -> x.m(y).
+        self.to_method = m.old.kind == "function" and m.new.kind == "method"
         self.old_mod, self.new_mod = old_mod, new_mod
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if (
+            self.to_method
+            and isinstance(node.func, ast.Name)
+            and node.func.id == self.old
+            and node.args
+            and not isinstance(node.args[0], ast.Starred)
+        ):
+            func = ast.Attribute(value=node.args[0], attr=self.new, ctx=ast.Load())
+            return ast.Call(func=func, args=node.args[1:], keywords=node.keywords)
+        return node
+
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        if not self.method and node.id == self.old:
+        if not self.method and not self.to_method and node.id == self.old:
             node.id = self.new
         return node
 
