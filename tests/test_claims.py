@@ -151,3 +151,12 @@ def test_dead_code_and_move_claims():
 def test_ordinary_feature_text_makes_no_claim():
     body = "Add a `--timeout` option to the client and document it in the README."
     assert claims_of("feat: timeout option", body, [], "behavior-change") == []
+
+
+def test_commit_trailers_are_never_the_motivation():
+    from prreport.render import extract_motivation
+
+    body = "Hoist the parser import: it ran per call.\n\nCo-authored-by: A <a@example.com>\nSigned-off-by: B <b@example.com>"
+    got = extract_motivation(body)
+    assert got["sections"] == [{"heading": "", "text": "Hoist the parser import: it ran per call."}]
+    assert extract_motivation("Signed-off-by: B <b@example.com>")["source"] == "none"
