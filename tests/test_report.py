@@ -800,7 +800,7 @@ def test_mixed_refactor_report_describes_every_refactor(mixed):
     assert "renames old_name → new_name" in md and "no behaviour change (pure refactor)" in md
     # The new helper is shown with its real line numbers; functions accounted for are not "changed".
     assert (
-        "### `pkg/io.py` lines 4–7\n\nThe new function _write_json (lines 4–7), extracted from save_a and save_b"
+        "### `pkg/io.py` lines 4–7\n\nThe new function `_write_json` (lines 4–7), extracted from `save_a` and `save_b`"
         in md
     )
     assert "def _write_json(path, data):" in md
