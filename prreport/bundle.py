@@ -106,10 +106,12 @@ class RelatedCandidate:
     merged_at: str | None = None
     url: str = ""
     files: tuple[str, ...] = ()
-    # Machine-readable reasons: referenced, references-this, same-series, same-files.
+    # Machine-readable reasons: same-lines, referenced, references-this, same-series, same-files.
     reasons: tuple[str, ...] = ()
     series: str = ""  # conventional-commit "type(scope)" shared with this PR, if any
     shared_files: tuple[str, ...] = ()
+    # Files whose lines changed by this PR were last written by that PR (git blame of the base).
+    shared_lines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
