@@ -15,6 +15,7 @@ from prreport.analyzers._modimports import (
     newly_module_level,
     parents,
 )
+from prreport.analyzers._pyscope import ImportBinding as ScopedBinding
 from prreport.analyzers.imports import scope_index
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
@@ -121,6 +122,20 @@ def _targets(
     return out
 
 
+def as_module_binding(b: ScopedBinding) -> ImportBinding:
+    """A scope-index import binding in the form the module index resolves."""
+    return ImportBinding(
+        b.module[b.level :] if b.is_from else b.module,
+        b.level,
+        (b.name or "") if b.is_from else "",
+        b.alias or "",
+        b.bound,
+        b.line,
+        b.stmt_line,
+        False,
+    )
+
+
 def _lazy_targets(sources: SourceFiles, index: ModuleIndex, importer: str, path: str) -> set[str]:
     """First-party modules a before file imported inside functions or classes."""
     ix = scope_index(sources, path, "before")
@@ -128,17 +143,7 @@ def _lazy_targets(sources: SourceFiles, index: ModuleIndex, importer: str, path:
     for b in ix.imports if ix else ():
         if b.at_module_level:
             continue
-        mb = ImportBinding(
-            b.module[b.level :] if b.is_from else b.module,
-            b.level,
-            (b.name or "") if b.is_from else "",
-            b.alias or "",
-            b.bound,
-            b.line,
-            b.stmt_line,
-            False,
-        )
-        target = index.target(mb, importer, path)
+        target = index.target(as_module_binding(b), importer, path)
         if target:
             out.add(target)
     return out
