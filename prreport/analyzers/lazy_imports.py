@@ -14,7 +14,7 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._deps import metadata_files, required_imports
 from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
 from prreport.analyzers._modimports import ModuleIndex
-from prreport.analyzers._pyscope import Guard, ImportBinding, PathIndex, ScopeIndex, index
+from prreport.analyzers._pyscope import Guard, ImportBinding, ScopeIndex, index
 from prreport.analyzers.cycles import (
     _complete,
     _Exploration,
@@ -278,10 +278,6 @@ def reason_for(b: ImportBinding, path: str, cx: _Context) -> tuple[str, str, str
     return ("hoistable", "", "", extra)
 
 
-def _path_index(sources: SourceFiles) -> PathIndex:
-    return sources.memo("", "head", "path-index", lambda: PathIndex(sources.bundle.head_paths))
-
-
 def _words(b: ImportBinding, target: str | None) -> set[str]:
     mod = b.module.lstrip(".")
     return {b.bound, b.name or "", mod, mod.rsplit(".", 1)[-1], target or ""} - {""}
@@ -394,7 +390,9 @@ class LazyImportsAnalyzer(Analyzer):
             wrapper: list[Any] = []  # the libcst parse of ``text``, made on first use only
             for b in kept:
                 reason, guard, evidence, extra = reason_for(b, path, cx)
-                target = _path_index(sources).binding_target(b, path)
+                target = (
+                    cx.index.path_of(extra["target_module"]) if extra["target_module"] else None
+                )
                 chain = extra.get("cycle_chain") or []
                 back = len(chain) == 3  # the target itself imports the importer back
                 followup = ""
