@@ -69,6 +69,12 @@ class AnalysisConfig:
     max_followups: int = 10
     first_party: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
+    heavy_packages: tuple[str, ...] = (
+        "torch", "tensorflow", "triton", "jax", "transformers", "vllm", "deepspeed", "numpy",
+        "scipy", "pandas", "matplotlib", "sklearn", "cv2", "numba", "cupy", "flash_attn",
+        "onnxruntime", "tensorrt", "xformers", "apex", "sympy", "datasets", "accelerate",
+        "sentencepiece", "polars", "pyarrow",
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
