@@ -160,3 +160,23 @@ def test_commit_trailers_are_never_the_motivation():
     got = extract_motivation(body)
     assert got["sections"] == [{"heading": "", "text": "Hoist the parser import: it ran per call."}]
     assert extract_motivation("Signed-off-by: B <b@example.com>")["source"] == "none"
+
+
+def test_seed_report_verifies_what_staging_handler_imports(seed_repo):
+    from prreport.config import Config, GitConfig
+    from prreport.pipeline import analyse, gather
+    from prreport.render import render_markdown
+    from prreport.sources.git import GitSource
+    from tests.fixtures import seed_pr
+
+    repo, _base, _sha = seed_repo
+    cfg = Config(git=GitConfig(repo=str(repo.path)))
+    model = analyse(gather(GitSource(str(seed_pr.PR_NUMBER), cfg.git), cfg), cfg).model
+    only = by_id(list(model.claims))["imports-only"]
+    assert only["status"] == "supported"
+    assert only["fact"]["imports"] == ["dataclasses", "logging", "threading", "time", "torch"]
+    md = render_markdown(model, "en")
+    assert (
+        "**verified**: `sglang.srt.disaggregation.common.staging_handler`'s module-level imports are "
+        "`dataclasses`, `logging`, `threading`, `time` and `torch`; no first-party import"
+    ) in md

@@ -210,6 +210,7 @@ def _hoist_findings(
                 "target_module": STAGING,
                 "target_path": f"{PKG}/common/staging_handler.py",
                 "target_imports": [],
+                "target_module_imports": ["dataclasses", "logging", "threading", "time", "torch"],
                 "chain": [],
                 "depth": 1,
             },

@@ -421,6 +421,13 @@ class CycleAnalyzer(Analyzer):
                 "target_path": target_path,
                 "target_imports": ex.target_imports,
                 "target_external_imports": ex.target_external,
+                # Everything the target imports at module level, when its source was read
+                # (what a PR's "it imports only the standard library and X" is checked against).
+                "target_module_imports": (
+                    sorted({*ex.target_imports, *ex.target_external})
+                    if h.target in ex.explored
+                    else None
+                ),
                 "chain": ex.chain,
                 "depth": depth,
                 "names": names,
