@@ -63,7 +63,7 @@ def build_model(
             "failed_analyzers": list(code.failed),
             "unparsed_files": list(code.unparsed),
         },
-        action=action_of(risks),
+        action=action_of(risks, live),
     )
     return ReportModel(
         pr=_pr_fields(bundle),
