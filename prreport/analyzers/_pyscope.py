@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from prreport.textlines import split_lines
+
 MODULE_SCOPE = "<module>"
 
 _SPACE_AFTER_OPEN = re.compile(r"([(\[{]) ")
@@ -150,7 +152,7 @@ class _Source:
     """Source lines with byte-offset slicing (ast columns are UTF-8 byte offsets)."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.lines = split_lines(text)
 
     def segment(self, node: ast.AST) -> str:
         l0, l1 = node.lineno - 1, (node.end_lineno or node.lineno) - 1  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._pyscope import MODULE_SCOPE, ImportBinding, PathIndex, ScopeIndex, index
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.textlines import split_lines
 
 Line = tuple[str, str, int]
 
@@ -545,7 +546,7 @@ def _blank_neighbours(lines: list[str], first: int, last: int, changed: set[int]
 def _lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:
     """Lines of one side of a changed file (split once, not once per import)."""
     text = f.before if side == "before" else f.after
-    lines: list[str] = sources.memo(f.path, side, "lines", lambda: (text or "").split("\n"))
+    lines: list[str] = sources.memo(f.path, side, "lines", lambda: split_lines(text or ""))
     return lines
 
 
