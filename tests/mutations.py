@@ -27,7 +27,17 @@ from prreport.config import Config
 from prreport.pipeline import analyse, render_outputs
 from prreport.report.verdict import is_failure
 
-STDLIB = Path(sysconfig.get_paths()["stdlib"])
+
+def _stdlib() -> Path:
+    """The system's standard library (/usr/lib/python3.*: Debian's keeps the email package's
+    form feeds), else the running interpreter's."""
+    for p in sorted(Path("/usr/lib").glob("python3.*"), reverse=True):
+        if (p / "email" / "feedparser.py").is_file():
+            return p
+    return Path(sysconfig.get_paths()["stdlib"])
+
+
+STDLIB = _stdlib()
 # Real modules of 5-60 KB with function-local imports, classes, loops, decorators.
 MODULES = (
     "shutil.py",
@@ -48,6 +58,15 @@ MODULES = (
 )
 
 Mutation = Callable[[str, random.Random], str]
+
+
+def split_lines(text: str) -> list[str]:
+    """Python's (and git's) lines: ``prreport.textlines.split_lines`` where it exists."""
+    try:
+        from prreport.textlines import split_lines as split
+    except ImportError:  # an older prreport, to show a test fails before a fix
+        return re.split(r"\r\n|\r|\n", text.removesuffix("\n"))
+    return split(text)
 
 
 def _lines(text: str) -> list[str]:
@@ -300,7 +319,9 @@ def run_case(case: Case, out_dir: Path) -> list[str]:
     return [d.message.split("\n")[0] for d in analysis.diagnostics if is_failure(d)]
 
 
-def campaign(budget: float, max_cases: int, seed: int = 13) -> tuple[list[Case], dict[Case, list[str]]]:
+def campaign(
+    budget: float, max_cases: int, seed: int = 13
+) -> tuple[list[Case], dict[Case, list[str]]]:
     """Cases tried within ``budget`` seconds (at most ``max_cases``) and those that failed."""
     tried: list[Case] = []
     failed: dict[Case, list[str]] = {}
