@@ -451,14 +451,25 @@ def _header_exprs(st: ast.stmt) -> Iterable[ast.AST]:
 
 
 _WORD = re.compile(r"\w")
+_WORDS = re.compile(r"\w+")
+_FIND_NAMES = 16  # up to this many names, ``str.find`` per name beats a pass over every word
 
 
 def _word_lines(text: str, names: Iterable[str]) -> list[int]:
     """Sorted line numbers where any of ``names`` occurs as a whole word (``\\bname\\b``)."""
     found: set[int] = set()
+    names = [n for n in names if n]
+    simple = {n for n in names if n.isidentifier()}
+    if len(simple) > _FIND_NAMES:
+        # Many names (a large file's call sites): one pass over the words, not one per name.
+        line, counted = 1, 0
+        for m in _WORDS.finditer(text):
+            if m.group() in simple:
+                line += text.count("\n", counted, m.start())
+                counted = m.start()
+                found.add(line)
+        names = [n for n in names if n not in simple]
     for name in names:
-        if not name:
-            continue
         line, counted = 1, 0
         pos = text.find(name)
         while pos >= 0:
