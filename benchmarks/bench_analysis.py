@@ -122,21 +122,27 @@ def make_bundle(kb: int) -> PullRequestBundle:
     while len(_module(n, True)) < kb * 1024:
         n += 1
     before, after = _module(n, True), _module(n, False)
+    helpers = (
+        "import json\n\nBASE_DELAY = 0.5\n\n\nclass Envelope(tuple):\n    pass\n\n\n"
+        "def decode_payload(msg):\n    return json.loads(msg[6:])\n\n\ndef parse_extra(msg):\n    return msg[5:]\n"
+    )
+    return _one_file_pr(before, after, helpers, "refactor: hoist imports out of loops")
+
+
+def _one_file_pr(before: str, after: str, helpers: str, title: str) -> PullRequestBundle:
+    """A PR changing ``MODULE`` from ``before`` to ``after`` (with its patch), helpers at head."""
     patch = "".join(
         difflib.unified_diff(
             before.splitlines(True), after.splitlines(True), f"a/{MODULE}", f"b/{MODULE}", n=3
         )
     )
-    removed = sum(1 for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---"))
-    added = sum(1 for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
-    helpers = (
-        "import json\n\nBASE_DELAY = 0.5\n\n\nclass Envelope(tuple):\n    pass\n\n\n"
-        "def decode_payload(msg):\n    return json.loads(msg[6:])\n\n\ndef parse_extra(msg):\n    return msg[5:]\n"
-    )
+    rows = patch.split("\n")
+    removed = sum(1 for ln in rows if ln.startswith("-") and not ln.startswith("---"))
+    added = sum(1 for ln in rows if ln.startswith("+") and not ln.startswith("+++"))
     meta = PullRequestMeta(
         repo="bench/bench",
         number=1,
-        title="refactor: hoist imports out of loops",
+        title=title,
         body="",
         author="bench",
         base_sha="0" * 40,
@@ -273,26 +279,8 @@ def hoist_bundle(kb: int) -> PullRequestBundle:
     """A one-file PR of about ``kb`` KB whose every function has its imports hoisted."""
     n = max(1, kb * 1024 // len(_hoist_module(1, True)))
     before, after = _hoist_module(n, True), _hoist_module(n, False)
-    patch = "".join(
-        difflib.unified_diff(
-            before.splitlines(True), after.splitlines(True), f"a/{MODULE}", f"b/{MODULE}", n=3
-        )
-    )
-    rows = patch.split("\n")
-    added = sum(1 for ln in rows if ln.startswith("+") and not ln.startswith("+++"))
-    removed = sum(1 for ln in rows if ln.startswith("-") and not ln.startswith("---"))
     helpers = "".join(f"def helper_{i}(v):\n    return v\n" for i in range(n))
-    meta = PullRequestMeta(
-        "bench/bench", 1, "refactor: hoist imports", "", "bench", "0" * 40, "1" * 40
-    )
-    change = FileChange(MODULE, "modified", added, removed, patch=patch, before=before, after=after)
-    return PullRequestBundle(
-        source="bundle",
-        pr=meta,
-        files=(change,),
-        head_paths=("bench/__init__.py", HELPERS, MODULE),
-        context_files={"bench/__init__.py": "", HELPERS: helpers},
-    )
+    return _one_file_pr(before, after, helpers, "refactor: hoist imports")
 
 
 def size_scaling(sizes: tuple[int, ...] = (110, 440, 1024)) -> None:
