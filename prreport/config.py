@@ -173,6 +173,10 @@ def _validate(cfg: Config) -> Config:
     for name in ("snippet_max_lines", "max_snippets"):
         if getattr(cfg.report, name) < 1:
             raise ConfigError(f"'report.{name}' must be at least 1")
+    if cfg.git.max_file_bytes < 1:
+        raise ConfigError(
+            f"'git.max_file_bytes' must be at least 1 (bytes), got {cfg.git.max_file_bytes}"
+        )
     if cfg.github.repo and cfg.github.repo.count("/") != 1:
         raise ConfigError(f"'github.repo' must look like OWNER/NAME, got {cfg.github.repo!r}")
     return cfg

@@ -415,7 +415,7 @@ class CycleAnalyzer(Analyzer):
             names = [b.bound for b in h.bindings]
             unavailable = sorted(ex.unavailable | {index.module_of(p) or p for p in ex.missing})
             complete = _complete(ex)
-            details = {
+            details: dict[str, object] = {
                 "importer_module": h.importer,
                 "target_module": h.target,
                 "target_path": target_path,

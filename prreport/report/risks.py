@@ -125,7 +125,8 @@ def _unparseable(x: RiskInput) -> Evidence:
         if d.path
     ]
     unreadable = [
-        evidence(fd, reason=fd.details.get("reason", "")) for fd in x.of("file.unreadable")
+        evidence(fd, reason=fd.details.get("reason", ""), message=fd.details.get("reason", ""))
+        for fd in x.of("file.unreadable")
     ]
     return located + unreadable
 

@@ -26,6 +26,7 @@ from prreport.diffparse import changed_lines
 from prreport.errors import SourceError
 from prreport.series import SeriesKey, parse_time, related_candidates
 from prreport.sources._text import decode_text
+from prreport.textlines import split_lines
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
@@ -478,7 +479,7 @@ class GitSource:
         out = self.git.run([*args, "HEAD"], check=False) or ""
         files_of: dict[str, tuple[str, ...]] = {}
         for rec in out.split("\x1e"):
-            lines = [x for x in rec.strip().splitlines() if x]
+            lines = [x for x in split_lines(rec.strip()) if x]
             if lines:
                 files_of[lines[0]] = tuple(lines[1:])
         return files_of
@@ -528,7 +529,7 @@ class GitSource:
             for n in batch:
                 args += ["-e", n]
             out = self.git.run([*args, head, "--", "*.py"], check=False) or ""
-            for line in out.splitlines():
+            for line in split_lines(out):
                 # "<rev>:<path>:<line>:<text>"
                 parts = line.split(":", 3)
                 if len(parts) < 4:
