@@ -363,7 +363,7 @@ def _check_can_post(post_repo: str, pr_number: int | None, env: Mapping[str, str
         raise ConfigError("no PR number: pass N, or run on a pull_request / workflow_run event")
     if not (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN")):
         raise ConfigError(
-            "no token to post with: set GITHUB_TOKEN (or GH_TOKEN), or pass --dry-run or --no-post"
+            "no GitHub token to post the comment: set GITHUB_TOKEN (or GH_TOKEN), or use --dry-run or --no-post"
         )
 
 

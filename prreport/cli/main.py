@@ -38,7 +38,7 @@ class _DefaultGroup(click.Group):
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # The report command's options are the group's: `prreport TARGET --format …`.
-        with click.Context(report_cmd, info_name="prreport", parent=None) as sub:
+        with click.Context(report_cmd, info_name="prreport", **HELP_SETTINGS) as sub:
             report_cmd.format_options(sub, formatter)
         self.format_commands(ctx, formatter)
 
@@ -86,7 +86,7 @@ def help_cmd(ctx: click.Context, topic: str | None) -> None:
             err=True,
         )
         sys.exit(2)
-    with click.Context(command, info_name=f"prreport {topic}", parent=None) as sub:
+    with click.Context(command, info_name=f"prreport {topic}", **HELP_SETTINGS) as sub:
         click.echo(command.get_help(sub))
 
 
