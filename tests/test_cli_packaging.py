@@ -101,7 +101,11 @@ def test_isolated_install_runs(wheel: Path, tmp_path: Path):
     assert res.returncode == 0, res.stderr
     assert "risk:high" in res.stdout
     schema = subprocess.run(
-        [str(py), "-c", "from prreport.jsonschemas import schema; print(schema('report')['title'])"],
+        [
+            str(py),
+            "-c",
+            "from prreport.jsonschemas import schema; print(schema('report')['title'])",
+        ],
         capture_output=True,
         text=True,
         cwd=run,

@@ -170,7 +170,9 @@ def test_comment_checks_the_token_before_rendering(repo: Repo, tmp_path: Path):
     out = tmp_path / "o"
     res = run_cli("comment", "7", "--github", "o/n", "--repo", str(repo.path), "--out", str(out))
     assert res.returncode == 2
-    assert res.stderr.strip().startswith("error: no GitHub token to post the comment: set GITHUB_TOKEN")
+    assert res.stderr.strip().startswith(
+        "error: no GitHub token to post the comment: set GITHUB_TOKEN"
+    )
     assert not out.exists()  # nothing rendered
 
 
