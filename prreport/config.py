@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import typing
 from collections.abc import Mapping
@@ -327,4 +328,30 @@ def load_config(
         given = {k: v for k, v in values.items() if v is not None}
         if given:
             sections[name] = _apply(sections[name], given, name, "command line", from_env=False)
-    return _validate(Config(**sections, modules=modules))
+    try:
+        return _validate(Config(**sections, modules=modules))
+    except ConfigError as exc:
+        # Name where the offending value came from: the last of file, environment, flags.
+        where = _origin_of(str(exc), data, env, overrides, origin)
+        raise ConfigError(f"{where}: {exc}" if where else str(exc)) from None
+
+
+def _origin_of(
+    message: str,
+    data: Mapping[str, Any],
+    env: Mapping[str, str],
+    overrides: Mapping[str, Mapping[str, Any]] | None,
+    file_origin: str,
+) -> str:
+    """Where the key a validation message names (``'section.key'``) was set, or ``""``."""
+    m = re.match(r"'(\w+)\.(\w+)'", message)
+    if not m:
+        return ""
+    section, key = m.groups()
+    if (overrides or {}).get(section, {}).get(key) is not None:
+        return "command line"
+    aliases = [a for a, sk in _ENV_ALIASES.items() if sk == (section, key)]
+    if any(env.get(n) for n in [f"PRREPORT_{section.upper()}_{key.upper()}", *aliases]):
+        return "environment"
+    table = data.get(section)
+    return file_origin if isinstance(table, dict) and key in table else ""
