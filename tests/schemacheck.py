@@ -50,8 +50,8 @@ def check_tree(root: Path) -> int:
         try:
             raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
             data = json.loads(raw)
-        except (OSError, ValueError, EOFError):
-            continue  # not JSON (a test's deliberately broken file)
+        except (OSError, ValueError, EOFError, RecursionError):
+            continue  # not JSON, or a test's deliberately broken or hostile file
         if isinstance(data, dict) and data.get("schema") in BY_TAG:
             check(data, str(path))
             count += 1
