@@ -264,6 +264,8 @@ def hand_built() -> tuple[PullRequestBundle, list[Finding], list[Diagnostic]]:
             "safe while it imports no sglang",
             {
                 "module": STAGING,
+                "module_path": f"{PKG}/common/staging_handler.py",
+                "importers": [f"{PKG}/mooncake/conn.py", f"{PKG}/nixl/conn.py"],
                 "forbidden": ["sglang"],
                 "contract": f"[importlinter:contract:staging-handler-leaf]\nname = {STAGING} imports no sglang\ntype = forbidden\nsource_modules =\n    {STAGING}\nforbidden_modules =\n    sglang",
             },
