@@ -12,13 +12,26 @@ from pathlib import Path
 from prreport.errors import OutputError
 
 
-def report_stem(repo: str, number: int | None, target: str) -> str:
-    """``owner-name-pr-35980`` or ``owner-name-rev-<target>``, safe as a file name."""
-    safe_repo = re.sub(r"[^A-Za-z0-9._-]+", "-", repo).strip("-") or "repo"
+def report_stem(
+    repo: str, number: int | None, target: str, head_sha: str = "", base_sha: str = ""
+) -> str:
+    """``owner-name-pr-35980``, ``owner-name-rev-<short sha>`` or ``owner-name-range-<base>-<head>``.
+
+    A revision is named by the commit it resolved to, never by its spelling (``HEAD`` would be
+    overwritten by the next commit's report); safe as a file name.
+    """
+    safe_repo = _safe(repo) or "repo"
     if number is not None:
         return f"{safe_repo}-pr-{number}"
-    safe_target = re.sub(r"[^A-Za-z0-9._-]+", "-", target).strip("-")[:60] or "rev"
-    return f"{safe_repo}-rev-{safe_target}"
+    if ".." in target and base_sha and head_sha:
+        return f"{safe_repo}-range-{base_sha[:12]}-{head_sha[:12]}"
+    if head_sha:
+        return f"{safe_repo}-rev-{head_sha[:12]}"
+    return f"{safe_repo}-rev-{_safe(target)[:60] or 'rev'}"
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
 
 
 # Temporary files: ``.<name>.prreport-<pid>-<random>.tmp`` beside the file they become, so a

@@ -78,10 +78,22 @@ def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> A
     return Analysis(bundle, findings, diags, model)
 
 
-def render_outputs(analysis: Analysis, config: Config, out_dir: Path) -> dict[Path, str]:
-    """Render every configured format; returns path -> text (nothing written yet)."""
+def render_outputs(
+    analysis: Analysis, config: Config, out_dir: Path, name: str | None = None
+) -> dict[Path, str]:
+    """Render every configured format; returns path -> text (nothing written yet).
+
+    ``name`` replaces the repository part of the file names (``--name``).
+    """
     model = analysis.model
-    stem = report_stem(model.pr["repo"], model.pr["number"], model.pr["target"])
+    pr = model.pr
+    stem = report_stem(
+        name or pr["repo"],
+        pr["number"],
+        pr["target"],
+        pr.get("head_sha", ""),
+        pr.get("base_sha", ""),
+    )
     lang = config.report.lang
     suffix = "" if lang == "en" else f".{lang}"
     outputs: dict[Path, str] = {}

@@ -230,3 +230,35 @@ def test_bad_settings_are_one_error_line(repo: Repo, tmp_path: Path, text: bytes
     for command in (["HEAD", "--repo", str(repo.path)], ["digest", "--repo", str(repo.path)]):
         res = _invoke(*command, "--config", str(cfg), "-q")
         _one_error(res, str(cfg), needle) if "must be" not in needle else _one_error(res, needle)
+
+
+def test_revision_reports_are_named_by_commit_and_the_summary_is_the_report_head(tmp_path: Path):
+    repo = Repo(tmp_path / "repo")
+    repo.git("remote", "add", "origin", "https://github.com/acme/widgets.git")
+    repo.commit("init", {"pkg/__init__.py": "", "pkg/a.py": "x = 1\n"})
+    head = repo.commit("change a", {"pkg/a.py": "x = 2\n"})
+    out = tmp_path / "out"
+    res = run_cli(
+        "HEAD", "--repo", str(repo.path), "--format", "md", "--out", str(out), "--print", "summary"
+    )
+    assert res.returncode == 0, res.stderr
+    # Named by the commit HEAD resolved to, so the next commit's report does not overwrite it.
+    assert (out / f"acme-widgets-rev-{head[:12]}.md").is_file()
+    assert "Executive summary" in res.stdout and "Implementation breakdown" not in res.stdout
+    assert f"acme-widgets-rev-{head[:12]}.md" in res.stdout
+    res = run_cli(
+        "HEAD~1..HEAD",
+        "--repo",
+        str(repo.path),
+        "--format",
+        "md",
+        "--out",
+        str(out),
+        "--name",
+        "mine",
+        "--print",
+        "md",
+    )
+    assert res.returncode == 0, res.stderr
+    assert len(list(out.glob("mine-range-*.md"))) == 1
+    assert "# Implementation breakdown" in res.stdout

@@ -83,7 +83,21 @@ the report), or 2 for an error you can fix.
     help="Also save the fetched bundle as JSON (gzip-compressed if FILE ends in .gz).",
 )
 @format_option("report.formats, md,json")
-@out_option("files are named <owner>-<name>-pr-<N>")
+@out_option("files are named <owner>-<name>-pr-<N> or -rev-<short sha>")
+@click.option(
+    "--name",
+    "name",
+    metavar="NAME",
+    help="Use NAME instead of <owner>-<name> (from the origin remote) in the file names.",
+)
+@click.option(
+    "--print",
+    "print_mode",
+    type=click.Choice(["auto", "summary", "md"]),
+    default="auto",
+    show_default=True,
+    help="What to print on stdout: the coloured summary (a terminal's default), or the whole Markdown (a pipe's default).",
+)
 @lang_option
 @config_option
 @quiet_option("report")
@@ -100,6 +114,8 @@ def report_cmd(
     save_bundle: str | None,
     formats: str | None,
     out_dir: str | None,
+    name: str | None,
+    print_mode: str,
     langs: str | None,
     config_path: str | None,
     quiet: bool | None,
@@ -107,7 +123,7 @@ def report_cmd(
     debug: bool,
 ) -> None:
     """Write the report for TARGET."""
-    # Long: click passes all 14 arguments and options as parameters; the work is in body().
+    # Long: click passes all 16 arguments and options as parameters; the work is in body().
 
     def body() -> int:
         from prreport.pipeline import analyse, gather, render_outputs
@@ -140,18 +156,22 @@ def report_cmd(
             lang_config = dataclasses.replace(
                 config, report=dataclasses.replace(config.report, lang=lang)
             )
-            outputs.update(render_outputs(analysis, lang_config, Path(config.report.out_dir)))
+            outputs.update(
+                render_outputs(analysis, lang_config, Path(config.report.out_dir), name=name)
+            )
         if save_bundle:
             write_atomic(Path(save_bundle), bundle_file_bytes(bundle, save_bundle))
         if not to_stdout(out_dir, outputs):
             write_all(outputs)
             if not config.report.quiet:
+                from prreport.cli.terminal import show
+
                 md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
                 if md is None:
                     from prreport.render import render_markdown
 
                     md = render_markdown(analysis.model, config.report.lang)
-                click.echo(md, nl=False)
+                show(md, list(outputs), print_mode)
             for p in outputs:
                 click.echo(f"wrote {p}", err=True)
         risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]

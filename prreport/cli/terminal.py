@@ -1,0 +1,40 @@
+"""The short summary printed on a terminal: the report's head, coloured by rich.
+
+The words are the report's own (its title, executive summary and risk tags, rendered by the
+templates); this module only picks those sections and lets rich colour the Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+
+def summary_markdown(markdown: str, written: list[Path]) -> str:
+    """The title, the executive summary and the risk tags of a Markdown report, and where it is."""
+    sections = re.split(r"(?m)^(?=# )", markdown)
+    head = [s for s in sections if s.strip()][:2]
+    text = "".join(head).replace("\n---\n", "\n").rstrip()
+    tags = re.search(r"(?m)^- (Risk tags|风险标记)[:：].*$", markdown)
+    if tags:
+        text += "\n" + tags.group(0)
+    if written:
+        text += "\n\n" + "\n".join(f"- `{p}`" for p in written)
+    return text + "\n"
+
+
+def show(markdown: str, written: list[Path], mode: str) -> None:
+    """Print the report on stdout: ``md`` the whole Markdown, ``summary`` its head coloured,
+    ``auto`` the summary on a terminal and the Markdown otherwise (pipes keep the old output)."""
+    import click
+
+    if mode == "auto":
+        mode = "summary" if sys.stdout.isatty() else "md"
+    if mode == "md":
+        click.echo(markdown, nl=False)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console(highlight=False).print(Markdown(summary_markdown(markdown, written)))
