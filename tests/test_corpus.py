@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Over ten seconds each: `pytest -m "not slow"` skips them for a quick loop.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
 

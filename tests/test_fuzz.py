@@ -6,7 +6,12 @@ standard-library modules); ``python -m tests.mutations --cases 200`` runs a long
 
 from __future__ import annotations
 
+import pytest
+
 from tests.mutations import MUTATIONS, SMALL_MODULES, campaign
+
+# Over ten seconds each: `pytest -m "not slow"` skips them for a quick loop.
+pytestmark = pytest.mark.slow
 
 BUDGET_SECONDS = 20.0
 

@@ -11,6 +11,9 @@ import pytest
 
 from prreport.analyzers._hoist import _Hoist, hoist, parse_for_hoist
 
+# Over ten seconds each: `pytest -m "not slow"` skips them for a quick loop.
+pytestmark = pytest.mark.slow
+
 MODULES = ("argparse", "inspect", "tarfile", "subprocess", "logging")
 
 
