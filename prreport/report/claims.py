@@ -47,6 +47,12 @@ def _claim_sentence(text: str, match: re.Match[str]) -> str:
 def claims_of(title: str, body: str, findings: list[Finding], verdict: str) -> list[dict[str, Any]]:
     """Statements in the PR text, checked against the findings: supported, contradicted or not checkable."""
     text = f"{title}\n{body}"
+    # A guard proven never to fail (``behavior_change: false``) contradicts no claim.
+    findings = [
+        fd
+        for fd in findings
+        if not (fd.kind == "guard.dropped" and fd.details.get("behavior_change") is False)
+    ]
     kinds = Counter(fd.kind for fd in findings)
     out = []
     for cid, pattern in CLAIMS:
