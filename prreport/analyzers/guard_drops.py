@@ -413,6 +413,8 @@ class GuardDropAnalyzer(Analyzer):
             kept_block = node.body if d.kept == "body" else node.orelse
             # Imports the guard held must now be made unguarded in the same scope.
             kept_imports = _imports_kept(kept_block, after)
+            if kept_imports is None and any(isinstance(s, _IMPORTS) for s in node.body):
+                continue  # its imports moved: guards.py follows their call sites
             details: dict[str, object] = {
                 "scope": scope,
                 "before_line": node.lineno,
@@ -439,7 +441,7 @@ class GuardDropAnalyzer(Analyzer):
                 details.update(guard="try", kept="body", caught=caught, proof="")
                 proven = False
                 if imports and set(caught) <= _IMPORT_ERRORS:
-                    reason = "dependency-now-required" if kept_imports else "import-removed"
+                    reason = "dependency-now-required"
                 else:
                     reason = "exception-now-propagates"
             details["reason"] = reason
