@@ -50,15 +50,20 @@ def register(cls: type[Analyzer]) -> type[Analyzer]:
     return cls
 
 
+_LOADED: list[bool] = []
+
+
 def _load_plugins() -> None:
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_"):
             importlib.import_module(f"{__name__}.{info.name}")
+    _LOADED.append(True)
 
 
 def registry() -> dict[str, type[Analyzer]]:
     """All registered analyzers by name (plug-in modules are imported on first call)."""
-    if not _REGISTRY:
+    # Not "registry empty": one plug-in imported directly first must not hide the others.
+    if not _LOADED:
         _load_plugins()
     return dict(sorted(_REGISTRY.items()))
 

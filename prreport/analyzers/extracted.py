@@ -22,6 +22,7 @@ from prreport.analyzers._defs import (
     strip_docstring,
 )
 from prreport.analyzers._expand import OrdinalNames, expansion_finding, site_pairs
+from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
@@ -67,6 +68,7 @@ class _Site:
     # Spans of the function/class that held the copy, when it is otherwise unchanged.
     holder_before: tuple[int, int] | None = None
     holder_after: tuple[int, int] | None = None
+    shadowed_by: str = ""  # another base the MRO finds the method in first
 
 
 def _equality(
@@ -255,6 +257,12 @@ class ExtractedAnalyzer(Analyzer):
                 else None
             )
             inherits = cls is not None and any(b.rsplit(".", 1)[-1] == home for b in cls.bases)
+            shadow = ""
+            if cls is not None and inherits:
+                # The MRO must reach the new home before any other base defining the method.
+                hit = find_in_bases(sources, f.path, "after", cls, new.name).base
+                if hit is not None and hit.qualname != new.qualname:
+                    inherits, shadow = False, hit.qualname
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
             if (
@@ -278,6 +286,7 @@ class ExtractedAnalyzer(Analyzer):
                     inherits,
                     hb,
                     ha,
+                    shadow,
                 )
             )
         return sites
@@ -320,6 +329,8 @@ class ExtractedAnalyzer(Analyzer):
                     ex += _import_lines(sources, f, new.parent.rsplit(".", 1)[-1])
         details = {
             "new_home": new.qualname,
+            "method": new.name,
+            "former_owners": sorted({s.cls for s in sites if s.cls}),
             "new_path": f_new.path,
             "new_line": new.start,
             "home_kind": "mixin" if mixin else new.kind,
@@ -336,6 +347,7 @@ class ExtractedAnalyzer(Analyzer):
                     "call_lines": list(s.call_lines),
                     "class": s.cls,
                     "inherits_new_home": s.inherits,
+                    "shadowed_by": s.shadowed_by,
                 }
                 for s in sorted(sites, key=lambda s: (s.path, s.start))
             ],

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Set
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._pyscope import MODULE_SCOPE, CallSite, call_sites
@@ -11,23 +12,41 @@ from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
 
 
-def _within(scope: str, roots: Iterable[str]) -> bool:
-    return any(r == MODULE_SCOPE or scope == r or scope.startswith(r + ".") for r in roots)
+def _within(scope: str, roots: Set[str]) -> bool:
+    """True when ``scope`` is one of ``roots`` or nested in one: one set look-up per dotted prefix."""
+    if MODULE_SCOPE in roots:
+        return True
+    parts = scope.split(".")
+    return any(".".join(parts[:i]) in roots for i in range(1, len(parts) + 1))
+
+
+def _by(sites: Iterable[CallSite], key: Callable[[CallSite], str]) -> dict[str, list[CallSite]]:
+    """Call sites grouped by ``key``, each group in its original order."""
+    out: dict[str, list[CallSite]] = {}
+    for c in sites:
+        out.setdefault(key(c), []).append(c)
+    return out
 
 
 def _pair(before: list[CallSite], after: list[CallSite]) -> list[tuple[CallSite, CallSite]]:
     """Pair call sites per scope: same call text first (in order), then by order."""
     pairs = []
-    for scope in sorted({c.scope for c in before} & {c.scope for c in after}):
-        bs = [c for c in before if c.scope == scope]
-        as_ = [c for c in after if c.scope == scope]
-        for b in list(bs):
-            a = next((x for x in as_ if x.text == b.text), None)
-            if a is not None:
+    b_scopes, a_scopes = _by(before, lambda c: c.scope), _by(after, lambda c: c.scope)
+    for scope in sorted(b_scopes.keys() & a_scopes.keys()):
+        bs, as_ = b_scopes[scope], a_scopes[scope]
+        # Queues of after sites per call text: each before site takes the first free one.
+        free = {text: deque(q) for text, q in _by(as_, lambda c: c.text).items()}
+        taken: set[int] = set()
+        rest_b = []
+        for b in bs:
+            queue = free.get(b.text)
+            if queue:
+                a = queue.popleft()
+                taken.add(id(a))
                 pairs.append((b, a))
-                bs.remove(b)
-                as_.remove(a)
-        pairs.extend(zip(bs, as_, strict=False))
+            else:
+                rest_b.append(b)
+        pairs.extend(zip(rest_b, [a for a in as_ if id(a) not in taken], strict=False))
     return sorted(pairs, key=lambda p: (p[1].line, p[1].col))
 
 
@@ -69,9 +88,10 @@ class GuardAnalyzer(Analyzer):
             within = set().union(*names.values())
             all_before = call_sites(bt, btext, names, within)
             all_after = call_sites(at, atext, names, within)
+            b_names, a_names = _by(all_before, lambda c: c.name), _by(all_after, lambda c: c.name)
             for name, scopes in sorted(names.items()):
-                before = [c for c in all_before if c.name == name and _within(c.scope, scopes)]
-                after = [c for c in all_after if c.name == name and _within(c.scope, scopes)]
+                before = [c for c in b_names.get(name, []) if _within(c.scope, scopes)]
+                after = [c for c in a_names.get(name, []) if _within(c.scope, scopes)]
                 findings.extend(_compare(path, name, before, after))
         return sorted(findings, key=Finding.sort_key)
 

@@ -20,6 +20,7 @@ from prreport.analyzers._defs import (
     module_of,
     pass_line,
     placeholder_kind,
+    reference_request,
     strip_docstring,
 )
 from prreport.bundle import PullRequestBundle
@@ -258,14 +259,18 @@ class OverridesAnalyzer(Analyzer):
     name = "overrides"
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
-        """Fetch the modules that define the base classes of classes that lost an override."""
+        """Fetch the modules that define the base classes of classes that lost an override,
+        and search the repository for their subclasses (do they all override it?)."""
         wanted: set[str] = set()
+        classes: set[str] = set()
         change = definition_changes(sources)
         for d, cls, _kind in _removed_overrides(sources):
             wanted |= set(
                 find_in_bases(sources, change.file_of[d.path].path, "after", cls, d.name).wanted
             )
-        return ContextRequest(files=frozenset(wanted))
+            classes.add(cls.name)
+        refs = reference_request(bundle, classes) if classes else ContextRequest()
+        return ContextRequest(files=frozenset(wanted)) | refs
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.override-removed`` with the base implementation it now falls back to."""
@@ -309,6 +314,19 @@ class OverridesAnalyzer(Analyzer):
                 )
             if change_flag is False and not look.linear:
                 change_flag = None  # multiple inheritance: the MRO may pick another base
+            subs = _subclasses(bundle, sources, cls, d.name)
+            if (
+                change_flag is True
+                and base is not None
+                and abstract
+                and subs is not None
+                and subs.overriding
+                and not subs.relying
+                and not subs.instantiated
+            ):
+                # The base declares it abstract and every subclass has its own implementation:
+                # nothing ever ran the placeholder the intermediate class held.
+                change_flag = False
             ex: tuple[tuple[str, str, int], ...] = ()
             if change_flag is False:
                 lines = set(lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed))
@@ -326,6 +344,10 @@ class OverridesAnalyzer(Analyzer):
                 "base_body_kind": base_kind,
                 "base_abstract": abstract,
                 "unresolved_bases": list(look.unresolved),
+                "declared_by": base.qualname if base is not None else "",
+                "overridden_by": list(subs.overriding) if subs is not None else [],
+                "relied_on_by": list(subs.relying) if subs is not None else [],
+                "subclasses_searched": subs is not None,
                 "behavior_change": change_flag,
             }
             yield Finding(
@@ -337,3 +359,70 @@ class OverridesAnalyzer(Analyzer):
                 details,
                 ex,
             )
+
+
+@dataclass(frozen=True)
+class _Subclasses:
+    """Direct subclasses of a class in the repository, by how they treat one method."""
+
+    overriding: tuple[str, ...]  # define it themselves, without calling super()'s
+    relying: tuple[str, ...]  # inherit it, or call super().method()
+    instantiated: bool  # the class itself is called somewhere (its own body would run)
+
+
+def _calls_super(fn: ast.AST, method: str) -> bool:
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == method
+        and isinstance(n.func.value, ast.Call)
+        and isinstance(n.func.value.func, ast.Name)
+        and n.func.value.func.id == "super"
+        for n in ast.walk(fn)
+    )
+
+
+def _subclasses(
+    bundle: PullRequestBundle, sources: SourceFiles, cls: Definition, method: str
+) -> _Subclasses | None:
+    """Direct subclasses of ``cls`` in the changed files (after) and the files the repository
+    search found it in; None when the repository could not be searched."""
+    if bundle.reference_scope != "repository":
+        return None
+    hits = {h.rsplit(":", 1)[0] for h in bundle.references.get(cls.name, ())}
+    paths = {(f.path, "after") for f in sources.python_files() if f.after is not None}
+    paths |= {(p, "head") for p in hits if p.endswith(".py") and bundle.file(p) is None}
+    overriding, relying = [], []
+    instantiated = False
+    for path, side in sorted(paths):
+        tree = sources.tree(path, side)
+        if tree is None:
+            if path in hits:
+                return None  # a file that mentions the class could not be read
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(b).rsplit(".", 1)[-1] == cls.name for b in node.bases
+            ):
+                own = next(
+                    (
+                        st
+                        for st in node.body
+                        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and st.name == method
+                    ),
+                    None,
+                )
+                where = f"{path}:{node.name}"
+                if own is None or _calls_super(own, method):
+                    relying.append(where)
+                else:
+                    overriding.append(where)
+            elif isinstance(node, ast.Call):
+                func = ast.unparse(node.func).split(".")
+                if func[-1] == cls.name:
+                    instantiated = True
+                elif func[-2:] == [cls.name, method]:
+                    # ``Common.method(self)``: the dropped body called by name.
+                    relying.append(f"{path}:{ast.unparse(node.func)}")
+    return _Subclasses(tuple(overriding), tuple(relying), instantiated)

@@ -97,6 +97,12 @@ class _Answer:
 def claims_of(title: str, body: str, findings: list[Finding], verdict: str) -> list[dict[str, Any]]:
     """Statements in the PR text, checked against the findings: supported, contradicted or not checkable."""
     text = f"{title}\n\n{body}"
+    # A guard proven never to fail (``behavior_change: false``) contradicts no claim.
+    findings = [
+        fd
+        for fd in findings
+        if not (fd.kind == "guard.dropped" and fd.details.get("behavior_change") is False)
+    ]
     out = []
     for cid, pattern in CLAIMS:
         m = re.search(pattern, text, re.I)

@@ -53,7 +53,12 @@ def _import_cycle(x: RiskInput) -> Evidence:
 
 
 def _guard_dropped(x: RiskInput) -> Evidence:
-    return [_guard_evidence(fd) for fd in x.of("guard.dropped")]
+    # A guard whose condition could never fail (proven) puts nothing at risk.
+    return [
+        _guard_evidence(fd)
+        for fd in x.of("guard.dropped")
+        if fd.details.get("behavior_change") is not False
+    ]
 
 
 def _unresolved_name(x: RiskInput) -> Evidence:

@@ -28,6 +28,8 @@ def says_changed(fd: Finding) -> bool:
     """Whether a live finding says the library code behaves differently."""
     if category(fd.path) != "source" or fd.details.get("preexisting") is True:
         return False
+    if fd.kind == "guard.dropped" and fd.details.get("proven") is True:
+        return fd.details.get("behavior_change") is True  # a guard that could never fail
     return fd.kind in _CHANGE_KINDS or fd.details.get("behavior_change") is True
 
 
@@ -80,7 +82,8 @@ def _unproven(fd: Finding) -> bool:
 
 def proves_equivalence(fd: Finding) -> bool:
     """A ``code.*``/``symbol.*`` finding that verified the code it explains does the same thing."""
-    if not fd.kind.startswith(("code.", "symbol.")) or not fd.explains:
+    proven_guard = fd.kind == "guard.dropped" and fd.details.get("proven") is True
+    if not (fd.kind.startswith(("code.", "symbol.")) or proven_guard) or not fd.explains:
         return False
     d = fd.details
     return (

@@ -1,0 +1,496 @@
+"""Guards removed from changed code: an ``if``/``try`` whose body now runs unguarded, proven or not."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import dump, same_tree
+from prreport.analyzers._equiv import _absolute
+from prreport.analyzers.behavior import functions
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import python_module_path
+from prreport.findings import ContextRequest, Finding
+
+_IMPORTS = (ast.Import, ast.ImportFrom)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCKS = ("body", "orelse", "finalbody")
+_PACKAGING = ("pyproject.toml", "setup.cfg", "setup.py")
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
+# Standard-library modules never imported to look an attribute up (importing them acts).
+_NO_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
+
+
+@dataclass(frozen=True)
+class _Drop:
+    """One guard removed, the statements it guarded kept in place."""
+
+    node: ast.If | ast.Try
+    kept: str  # "body" (the condition held / the try succeeded) or "orelse" (the condition failed)
+
+
+def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
+    return [s for s in block if not isinstance(s, _IMPORTS)]
+
+
+def _header_equal(a: ast.stmt, b: ast.stmt) -> bool:
+    """Same statement type and the same fields outside its statement blocks."""
+    if type(a) is not type(b):
+        return False
+    for name in a._fields:
+        if name in (*_BLOCKS, "handlers", "cases"):
+            continue
+        if not same_tree(getattr(a, name), getattr(b, name)):  # type: ignore[arg-type]
+            return False
+    return True
+
+
+class _Aligner:
+    """Aligns a before statement list with an after one, allowing only removed guards."""
+
+    def __init__(self, module_level: bool) -> None:
+        # At module level functions are compared one by one elsewhere: a def matches by name.
+        self.module_level = module_level
+        self.drops: list[_Drop] = []
+
+    def block(self, before: Sequence[ast.stmt], after: Sequence[ast.stmt]) -> bool:
+        b, a = _stmts(before), _stmts(after)
+        i = j = 0
+        while i < len(b):
+            s = b[i]
+            if j < len(a) and self.stmt(s, a[j]):
+                i, j = i + 1, j + 1
+                continue
+            took = self._unwrap(s, a, j)
+            if took is None:
+                return False
+            i, j = i + 1, j + took
+        return j == len(a)
+
+    def stmt(self, b: ast.stmt, a: ast.stmt) -> bool:
+        if self.module_level and isinstance(b, _DEFS) and isinstance(a, _DEFS):
+            return b.name == a.name
+        if same_tree(b, a, _IMPORTS):
+            return True
+        if not _header_equal(b, a):
+            return False
+        mark = len(self.drops)
+        ok = all(
+            self.block(getattr(b, f, None) or [], getattr(a, f, None) or [])
+            for f in _BLOCKS
+            if hasattr(b, f)
+        )
+        handlers_b, handlers_a = getattr(b, "handlers", None), getattr(a, "handlers", None)
+        if ok and handlers_b is not None:
+            ok = len(handlers_b) == len(handlers_a or []) and all(
+                same_tree(hb.type, ha.type) and hb.name == ha.name and self.block(hb.body, ha.body)  # type: ignore[arg-type]
+                for hb, ha in zip(handlers_b, handlers_a or [], strict=False)
+            )
+        if not ok:
+            del self.drops[mark:]
+        return ok
+
+    def _unwrap(self, s: ast.stmt, after: list[ast.stmt], j: int) -> int | None:
+        """How many after statements the guarded statements of ``s`` became, or None."""
+        options: list[tuple[str, list[ast.stmt]]] = []
+        if isinstance(s, ast.If):
+            options = [("body", s.body), ("orelse", s.orelse)]
+        elif isinstance(s, ast.Try) and not s.finalbody:
+            options = [("body", s.body + s.orelse)]
+        for kept, stmts in options:
+            inner = _stmts(stmts)
+            n = len(inner)
+            if j + n > len(after):
+                continue
+            mark = len(self.drops)
+            if self.block(inner, after[j : j + n]):
+                self.drops.append(_Drop(s, kept))  # type: ignore[arg-type]
+                return n
+            del self.drops[mark:]
+        return None
+
+
+# -- what the dropped condition was -----------------------------------------------------------
+
+
+def _min_python(text: str | None) -> tuple[int, ...] | None:
+    """The lowest Python a packaging file declares (``>=3.7``, ``~=3.8``, poetry ``^3.7``)."""
+    if not text:
+        return None
+    for pat in (
+        r"""requires-python\s*=\s*["']([^"']+)["']""",
+        r"""python_requires\s*=\s*["']?([^"'\n]+)""",
+        r"""^python\s*=\s*["']([^"']+)["']""",
+    ):
+        m = re.search(pat, text, re.M)
+        if not m:
+            continue
+        low = re.search(r"(?:>=|~=|\^|==)\s*(\d+(?:\.\d+)+)", m.group(1))
+        if low:
+            return tuple(int(x) for x in low.group(1).split("."))
+    return None
+
+
+def _version_test(test: ast.expr) -> tuple[str, tuple[int, ...]] | None:
+    """``sys.version_info OP (3, 7)`` (or ``[:2]``) as (op, version)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left = test.left
+    if isinstance(left, ast.Subscript):
+        left = left.value
+    if ast.unparse(left) != "sys.version_info":
+        return None
+    right = test.comparators[0]
+    if not isinstance(right, ast.Tuple) or not all(
+        isinstance(e, ast.Constant) and type(e.value) is int for e in right.elts
+    ):
+        return None
+    ops = {ast.GtE: ">=", ast.Gt: ">", ast.Lt: "<", ast.LtE: "<="}
+    op = ops.get(type(test.ops[0]))
+    if op is None:
+        return None
+    return op, tuple(e.value for e in right.elts)  # type: ignore[attr-defined]
+
+
+def _truthy_object(module: str, name: str) -> bool:
+    """A standard-library class, function or module: true in every boolean context."""
+    top = module.split(".")[0]
+    if top not in sys.stdlib_module_names or top in _NO_IMPORT:
+        return False
+    try:
+        # Static analysis cannot tell a class from None; the standard library itself can.
+        obj = getattr(importlib.import_module(module), name)
+    except Exception:  # noqa: BLE001 - an unknown attribute proves nothing
+        return False
+    kind = type(obj)
+    callable_or_module = isinstance(obj, type) or callable(obj) or kind.__name__ == "module"
+    return callable_or_module and not hasattr(kind, "__bool__") and not hasattr(kind, "__len__")
+
+
+def _single_binding(tree: ast.Module, name: str) -> ast.stmt | None:
+    """The one module-level statement binding ``name`` when nothing else anywhere rebinds it."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (*_DEFS, ast.ClassDef)) and node.name == name:
+            found.append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [node for a in node.names if (a.asname or a.name.split(".")[0]) == name]
+        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            found.append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            found.append(node)
+    if len(found) != 1 or not any(found[0] is st for st in tree.body):
+        return None
+    return found[0]  # type: ignore[return-value]
+
+
+class _Truth:
+    """Conditions whose value is fixed for every supported interpreter, with the reason."""
+
+    def __init__(self, sources: SourceFiles, bundle: PullRequestBundle) -> None:
+        self.sources = sources
+        self.bundle = bundle
+        self._paths: dict[str, str] | None = None
+
+    def min_python(self) -> tuple[int, ...] | None:
+        """The declared lowest Python before the change (so a guard dead before is dead)."""
+        for name in _PACKAGING:
+            f = self.bundle.file(name)
+            text = f.before if f is not None else self.sources.text(name, "head")
+            low = _min_python(text)
+            if low is not None:
+                return low
+        return None
+
+    def value(self, test: ast.expr, tree: ast.Module, path: str) -> tuple[bool | None, str]:
+        """(True/False when fixed, None when not; why)."""
+        v = _version_test(test)
+        if v is not None:
+            op, version = v
+            low = self.min_python()
+            if low is None or low < version:
+                return None, ""
+            fixed = op in (">=", ">")
+            return fixed, f"the project requires Python >= {'.'.join(map(str, low))}"
+        name, negate = _named(test)
+        if name and self._truthy(name, tree, path, 0):
+            return (not negate), f"{name} is always bound to a class, function or module"
+        return None, ""
+
+    def _truthy(self, name: str, tree: ast.Module, path: str, depth: int) -> bool:
+        st = _single_binding(tree, name)
+        if isinstance(st, (*_DEFS, ast.ClassDef)):
+            return not st.decorator_list
+        if not isinstance(st, ast.ImportFrom) or depth > 3:
+            return False
+        module = python_module_path(path, self.bundle.head_paths or (path,))
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        source = _absolute(st, package)
+        original = next(a.name for a in st.names if (a.asname or a.name) == name)
+        if _truthy_object(source, original):
+            return True
+        target = self._path_of(source)
+        changed = self.bundle.file(target) if target else None
+        # The module as the before code saw it: its before text when this PR changed it too.
+        text = (
+            changed.before
+            if changed is not None
+            else (self.sources.text(target, "head") if target else None)
+        )
+        if target is None or text is None:
+            return False
+        try:
+            return self._truthy(original, ast.parse(text), target, depth + 1)
+        except (SyntaxError, ValueError):
+            return False
+
+    def _path_of(self, module: str) -> str | None:
+        if self._paths is None:
+            heads = self.bundle.head_paths
+            self._paths = {python_module_path(p, heads): p for p in heads if p.endswith(".py")}
+        return self._paths.get(module)
+
+
+def _named(test: ast.expr) -> tuple[str, bool]:
+    """``X``, ``X is not None`` -> (X, False); ``not X``, ``X is None`` -> (X, True)."""
+    if isinstance(test, ast.Name):
+        return test.id, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        name, neg = _named(test.operand)
+        return name, not neg
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        if isinstance(test.ops[0], ast.IsNot):
+            return test.left.id, False
+        if isinstance(test.ops[0], ast.Is):
+            return test.left.id, True
+    return "", False
+
+
+def _caught(node: ast.Try) -> list[str]:
+    out = []
+    for h in node.handlers:
+        if h.type is None:
+            out.append("BaseException")
+        elif isinstance(h.type, ast.Tuple):
+            out += [ast.unparse(e) for e in h.type.elts]
+        else:
+            out.append(ast.unparse(h.type))
+    return out
+
+
+def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None:
+    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing)."""
+    wanted = [dump(s) for s in block if isinstance(s, _IMPORTS)]
+    if not wanted:
+        return []
+    body = after.body if isinstance(after, (ast.Module, *_DEFS)) else []
+    have = {dump(s): s for s in body if isinstance(s, _IMPORTS)}
+    lines: list[int] = []
+    for w in wanted:
+        st = have.get(w)
+        if st is None:
+            return None
+        lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
+    return lines
+
+
+def _span(node: ast.stmt) -> tuple[int, int]:
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return start, node.end_lineno or node.lineno
+
+
+@register
+class GuardDropAnalyzer(Analyzer):
+    """A guard removed from changed code, its statements kept (``if``/``else``, ``try``/``except``).
+
+    before: ``if AsyncExitStack:\\n    run()\\nelse:\\n    old()`` · after: ``run()`` →
+    ``guard.dropped`` (proven harmless when the condition could never be false).
+    """
+
+    name = "guard-drops"
+
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Packaging files (declared Python) and modules names in ``if NAME:`` tests come from."""
+        files: set[str] = set()
+        heads = set(bundle.head_paths)
+        paths = python_module_paths(bundle)
+        for f in sources.python_files():
+            tree = sources.tree(f.before_path, "before") if f.before is not None else None
+            if tree is None:
+                continue
+            if "version_info" in (f.before or ""):
+                files |= {p for p in _PACKAGING if p in heads and bundle.file(p) is None}
+            module = python_module_path(f.before_path, bundle.head_paths or (f.before_path,))
+            package = module if f.before_path.endswith("__init__.py") else module.rpartition(".")[0]
+            tested = {_named(n.test)[0] for n in ast.walk(tree) if isinstance(n, ast.If)} - {""}
+            for st in tree.body:
+                if isinstance(st, ast.ImportFrom) and any(
+                    (a.asname or a.name) in tested for a in st.names
+                ):
+                    target = paths.get(_absolute(st, package))
+                    if target and bundle.file(target) is None:
+                        files.add(target)
+        return ContextRequest(files=frozenset(files))
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``guard.dropped`` per removed guard of a function (or module) otherwise unchanged."""
+        truth = _Truth(sources, bundle)
+        findings: list[Finding] = []
+        for f in sources.python_files():
+            if f.before is None or f.after is None:
+                continue
+            before = sources.tree(f.before_path, "before")
+            after = sources.tree(f.path, "after")
+            if before is None or after is None:
+                continue
+            findings.extend(self._file(f, sources, truth, before, after))
+        return sorted(findings, key=Finding.sort_key)
+
+    def _file(
+        self,
+        f: FileChange,
+        sources: SourceFiles,
+        truth: _Truth,
+        before: ast.Module,
+        after: ast.Module,
+    ) -> list[Finding]:
+        changed = sources.changed(f)
+        removed, added = set(changed.removed), set(changed.added)
+        if not removed:
+            return []
+        old = sources.memo(f.before_path, "before", "functions", lambda: functions(before))
+        new = sources.memo(f.path, "after", "functions", lambda: functions(after))
+        out: list[Finding] = []
+        pairs: list[tuple[str, ast.AST, ast.AST, tuple[int, int], tuple[int, int]]] = []
+        for key in sorted(old.functions.keys() & new.functions.keys()):
+            a, b = old.functions[key], new.functions[key]
+            if not any(a.start <= n <= a.end for n in removed):
+                continue
+            fa, fb = a.node, b.node
+            if not _header_equal(fa, fb) or same_tree(fa.args, fb.args) is False:
+                continue
+            pairs.append((b.qualname, fa, fb, (a.start, a.end), (b.start, b.end)))
+        for qual, fa, fb, span_b, span_a in pairs:
+            aligner = _Aligner(module_level=False)
+            if aligner.block(fa.body, fb.body) and aligner.drops:  # type: ignore[attr-defined]
+                found = self._findings(f, qual, aligner.drops, truth, before, fb, removed, added)
+                if all(fd.details["proven"] for fd in found):
+                    # The dropped guards are the function's only change: they explain it whole.
+                    found = [_with_span(fd, span_b, span_a, removed, added, f) for fd in found]
+                out += found
+        aligner = _Aligner(module_level=True)
+        if aligner.block(before.body, after.body) and aligner.drops:
+            out += self._findings(
+                f, "<module>", aligner.drops, truth, before, after, removed, added
+            )
+        return out
+
+    def _findings(
+        self,
+        f: FileChange,
+        scope: str,
+        drops: list[_Drop],
+        truth: _Truth,
+        tree: ast.Module,
+        after: ast.AST,
+        removed: set[int],
+        added: set[int],
+    ) -> list[Finding]:
+        out = []
+        for d in drops:
+            node = d.node
+            kept_block = node.body if d.kept == "body" else node.orelse
+            # Imports the guard held must now be made unguarded in the same scope.
+            kept_imports = _imports_kept(kept_block, after)
+            if kept_imports is None and any(isinstance(s, _IMPORTS) for s in node.body):
+                continue  # its imports moved: guards.py follows their call sites
+            details: dict[str, object] = {
+                "scope": scope,
+                "before_line": node.lineno,
+                "before_end": node.end_lineno,
+                "before_path": f.before_path,
+            }
+            if isinstance(node, ast.If):
+                fixed, why = truth.value(node.test, tree, f.before_path)
+                held = d.kept == "body"
+                details.update(
+                    guard=f"if {ast.unparse(node.test)}",
+                    kept="body" if held else "else",
+                    always=None if fixed is None else ("true" if fixed else "false"),
+                    proof=why if fixed is held else "",
+                )
+                proven = fixed is held and kept_imports is not None
+                if proven:
+                    reason = "condition-always-" + ("true" if held else "false")
+                else:
+                    reason = "condition-no-longer-checked"
+            else:
+                caught = _caught(node)
+                imports = any(isinstance(s, _IMPORTS) for s in node.body)
+                details.update(guard="try", kept="body", caught=caught, proof="")
+                proven = False
+                if imports and set(caught) <= _IMPORT_ERRORS:
+                    reason = "dependency-now-required"
+                else:
+                    reason = "exception-now-propagates"
+            details["reason"] = reason
+            # The guard chain the risk evidence prints: this guard before, none after.
+            details["before"] = [
+                {
+                    "kind": "if" if isinstance(node, ast.If) else "try",
+                    "text": str(details["guard"]),
+                    "line": node.lineno,
+                }
+            ]
+            details["after"] = []
+            details["proven"] = proven
+            details["behavior_change"] = not proven
+            lines = [n for n in range(*_span(node)) if n in removed] + [node.end_lineno or 0]
+            exp = [(f.before_path, "-", n) for n in sorted(set(lines)) if n in removed]
+            if proven:
+                exp += [(f.path, "+", n) for n in kept_imports or () if n in added]
+            out.append(
+                Finding(
+                    "guard.dropped",
+                    f.path,
+                    node.lineno,
+                    scope,
+                    f"{scope}: {details['guard']} removed ({reason})",
+                    details,
+                    tuple(exp),
+                )
+            )
+        return out
+
+
+def _with_span(
+    fd: Finding,
+    span_b: tuple[int, int],
+    span_a: tuple[int, int],
+    removed: set[int],
+    added: set[int],
+    f: FileChange,
+) -> Finding:
+    """A function whose only change is its dropped guards: the proven finding explains it whole."""
+    if not fd.details.get("proven"):
+        return fd
+    exp = {(f.before_path, "-", n) for n in range(span_b[0], span_b[1] + 1) if n in removed}
+    exp |= {(f.path, "+", n) for n in range(span_a[0], span_a[1] + 1) if n in added}
+    return Finding(fd.kind, fd.path, fd.line, fd.symbol, fd.message, fd.details, tuple(sorted(exp)))
+
+
+def python_module_paths(bundle: PullRequestBundle) -> dict[str, str]:
+    """Dotted module -> path of every Python file at head."""
+    heads = bundle.head_paths
+    return {python_module_path(p, heads): p for p in heads if p.endswith(".py")}
