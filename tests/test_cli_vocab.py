@@ -245,7 +245,7 @@ def test_revision_reports_are_named_by_commit_and_the_summary_is_the_report_head
     # Named by the commit HEAD resolved to, so the next commit's report does not overwrite it.
     assert (out / f"acme-widgets-rev-{head[:12]}.md").is_file()
     assert "Executive summary" in res.stdout and "Implementation breakdown" not in res.stdout
-    assert f"acme-widgets-rev-{head[:12]}.md" in res.stdout
+    assert f"acme-widgets-rev-{head[:12]}.md" in "".join(res.stdout.split())  # rich wraps lines
     res = run_cli(
         "HEAD~1..HEAD",
         "--repo",
