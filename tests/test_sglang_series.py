@@ -69,6 +69,8 @@ def test_35950_every_placeholder_override_reported_with_its_base_and_subclasses(
         ]
         assert f.details["relied_on_by"] == []
         assert f.details["behavior_change"] is False
+    # An override the base answers for is not dead code, however unreferenced it looks.
+    assert _of(a, "code.dead-removed") == []
     assert a.model.summary.verdict == "pure-refactor"
 
 

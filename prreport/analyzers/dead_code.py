@@ -18,6 +18,7 @@ from prreport.analyzers._defs import (
     reference_request,
     word_hits,
 )
+from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
@@ -48,8 +49,19 @@ def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
             cls = file_index(sources, d.path, "before").get(d.parent)
             if cls is not None and cls.bases:
                 continue  # a placeholder override: overrides.py
+        if d.kind == "method" and _overrides_a_base(change, sources, d):
+            continue  # calls now reach the base's method: an override dropped, overrides.py
         out.append(d)
     return out
+
+
+def _overrides_a_base(change: Change, sources: SourceFiles, d: Definition) -> bool:
+    """A removed method that a base class of its (surviving) class defines too."""
+    f = change.file_of[d.path]
+    cls = file_index(sources, f.path, "after").get(d.parent) if f.after is not None else None
+    if cls is None or cls.kind != "class" or not cls.bases:
+        return False
+    return find_in_bases(sources, f.path, "after", cls, d.name).base is not None
 
 
 def _prefixes(qual: str) -> list[str]:
