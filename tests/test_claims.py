@@ -180,3 +180,12 @@ def test_seed_report_verifies_what_staging_handler_imports(seed_repo):
         "**verified**: `sglang.srt.disaggregation.common.staging_handler`'s module-level imports are "
         "`dataclasses`, `logging`, `threading`, `time` and `torch`; no first-party import"
     ) in md
+
+
+def test_a_contradiction_without_names_never_reads_changes_in_nothing():
+    from prreport.render.templates import environment
+
+    claim = {"id": "no-behavior-change", "status": "contradicted", "fact": {"symbols": []}}
+    for lang, want in (("en", "behaviour changes"), ("zh", "行为发生变化")):
+        macros = environment().get_template(f"{lang}/text.md.j2").module
+        assert str(macros.claim_fact(claim)) == want  # type: ignore[attr-defined]
