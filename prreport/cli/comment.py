@@ -255,7 +255,9 @@ def comment_cmd(
 
         if dry_run:
             dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
-            click.echo(comment, nl=False)
+            from prreport.render.escape import terminal_text
+
+            click.echo(terminal_text(comment), nl=False)
             click.echo(
                 f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
                 err=True,
@@ -381,7 +383,9 @@ def _render(
     bundle = dataclasses.replace(bundle, issue_comments=theirs)
     analysis = analyse(bundle, src_config, debug=debug)
     for warning in analysis.warnings():
-        click.echo(warning, err=True)
+        from prreport.render.escape import terminal_line
+
+        click.echo(terminal_line(warning), err=True)
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
     md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
     if md is None:

@@ -77,18 +77,22 @@ def _run(debug: bool, body: Callable[[], int]) -> None:
     try:
         code = body()
     except PrreportError as exc:
+        from prreport.render.escape import terminal_line  # messages may quote PR-supplied names
+
         if debug:
             traceback.print_exc()
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {terminal_line(exc)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("error: interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # last resort: no traceback unless --debug
+        from prreport.render.escape import terminal_line
+
         if debug:
             traceback.print_exc()
         click.echo(
-            f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)",
+            f"error: internal error: {type(exc).__name__}: {terminal_line(exc)} (rerun with --debug for details)",
             err=True,
         )
         sys.exit(1)

@@ -22,6 +22,7 @@ from prreport.cli.options import (
 )
 from prreport.errors import ConfigError
 from prreport.output import write_all, write_atomic
+from prreport.render.escape import terminal_line, terminal_text
 
 REPORT_HELP = """Write the review report for a refactor pull request.
 
@@ -136,7 +137,7 @@ def report_cmd(
             source.close()
         analysis = analyse(bundle, config, debug=debug)
         for warning in analysis.warnings():
-            click.echo(warning, err=True)
+            click.echo(terminal_line(warning), err=True)
         outputs = render_outputs(analysis, config, Path(config.report.out_dir))
         if save_bundle:
             write_atomic(Path(save_bundle), bundle_file_bytes(bundle, save_bundle))
@@ -147,7 +148,7 @@ def report_cmd(
                 from prreport.render import render_markdown
 
                 md = render_markdown(analysis.model, config.report.lang)
-            click.echo(md, nl=False)
+            click.echo(terminal_text(md), nl=False)
         for p in outputs:
             click.echo(f"wrote {p}", err=True)
         failure = gate_failure(fail_kinds, analysis.live_kinds())

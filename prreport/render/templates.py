@@ -8,6 +8,8 @@ from typing import Any
 
 import jinja2
 
+from prreport.render.escape import md_code, md_fence, md_quote, md_text, md_url
+
 
 def templates_dir() -> Path:
     """Templates shipped in the wheel (``prreport/templates``) or, in a checkout, ``templates/``."""
@@ -16,39 +18,6 @@ def templates_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent / "templates"
-
-
-def _md_escape(value: Any) -> str:
-    """Neutralise Markdown-active characters in PR-supplied inline text."""
-    text = "" if value is None else str(value)
-    for ch in ("\\", "`", "*", "_", "[", "]", "<", ">", "|", "#"):
-        text = text.replace(ch, "\\" + ch)
-    return text.replace("\n", " ")
-
-
-def _code(value: Any) -> str:
-    """Inline code span that survives backticks inside the value."""
-    text = "" if value is None else str(value)
-    _fence = "`"
-    while _fence in text:
-        _fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{_fence}{pad}{text}{pad}{_fence}"
-
-
-def _fence(value: Any, lang: str = "") -> str:
-    """Fenced code block whose _fence is longer than any backtick run inside."""
-    text = "" if value is None else str(value)
-    _fence = "```"
-    while _fence in text:
-        _fence += "`"
-    return f"{_fence}{lang}\n{text.rstrip()}\n{_fence}"
-
-
-def _quote(value: Any) -> str:
-    """Block-_quote PR text line by line (it stays Markdown, but cannot break out of the _quote)."""
-    text = "" if value is None else str(value).strip()
-    return "\n".join("> " + line if line else ">" for line in text.splitlines())
 
 
 def environment() -> jinja2.Environment:
@@ -61,10 +30,12 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["md"] = _md_escape
-    env.filters["code"] = _code
-    env.filters["fence"] = _fence
-    env.filters["quote"] = _quote
+    # Every PR-supplied string reaches Markdown through one of these (prreport.render.escape).
+    env.filters["md"] = md_text
+    env.filters["code"] = md_code
+    env.filters["fence"] = md_fence
+    env.filters["quote"] = md_quote
+    env.filters["url"] = md_url
     env.filters["shortscope"] = _shortscope
     env.filters["when"] = _when
     env.filters["shortpath"] = _shortpath
@@ -82,7 +53,7 @@ def _when(value: Any) -> str:
     """ISO timestamp -> ``YYYY-MM-DD HH:MM`` (as the exemplar prints it); other text unchanged."""
     text = "" if value is None else str(value)
     m = re.match(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})", text)
-    return f"{m.group(1)} {m.group(2)}" if m else text
+    return f"{m.group(1)} {m.group(2)}" if m else md_text(text)
 
 
 def _shortpath(value: Any) -> str:
@@ -92,4 +63,4 @@ def _shortpath(value: Any) -> str:
 
 def _loc(path: Any, line: Any = None) -> str:
     """``path:line`` as inline code."""
-    return _code(f"{path}:{line}" if line else f"{path}")
+    return md_code(f"{path}:{line}" if line else f"{path}")
