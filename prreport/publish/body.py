@@ -115,6 +115,32 @@ def neutralise_mentions(text: str) -> str:
     return "\n".join(out)
 
 
+# In untrusted text (a fork PR's artifact) only our own collapsible-section tags stay HTML.
+_OUR_TAGS_RE = re.compile(r"^(?:<details>|</details>|<summary>[^<>]*</summary>)$")
+_URL_SCHEME_RE = re.compile(r"(?i)\b(https?|ftp|mailto)(:)")
+_WWW_RE = re.compile(r"(?i)\b(www)(\.)")
+
+
+def neutralise_links(text: str) -> str:
+    """Make links, images and raw HTML in untrusted Markdown inert, keeping the text readable.
+
+    Outside closed code blocks: brackets are escaped (no link, image or reference can form),
+    ``<`` becomes ``&lt;`` except on our own ``<details>``/``<summary>`` lines, and a joiner
+    after a URL scheme or ``www`` stops GitHub's autolinker. Mentions are a separate step.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    flags = _code_flags(lines, strict=True)
+    out = []
+    for line, code in zip(lines, flags, strict=True):
+        if code or _OUR_TAGS_RE.match(line.strip()):
+            out.append(line)
+            continue
+        line = line.replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;")
+        line = _URL_SCHEME_RE.sub("\\1" + _ZWJ + "\\2", line)
+        out.append(_WWW_RE.sub("\\1" + _ZWJ + "\\2", line))
+    return "\n".join(out)
+
+
 def defuse_markers(text: str) -> str:
     """Turn marker-looking comments inside the report into something no marker search matches."""
     return _MARKER_TEXT_RE.sub(r"<!--\1prreport-quoted:", text)

@@ -14,7 +14,14 @@ from pathlib import Path
 
 from prreport.config import GitHubConfig
 from prreport.errors import ConfigError, GitHubError, OutputError
-from prreport.publish.body import defuse_markers, fit, neutralise_mentions, utf8_len, utf16_len
+from prreport.publish.body import (
+    defuse_markers,
+    fit,
+    neutralise_links,
+    neutralise_mentions,
+    utf8_len,
+    utf16_len,
+)
 
 COMMENT_LIMIT = 65_536  # GitHub answers 422 "Body is too long" above this many characters
 SUMMARY_LIMIT = 1_048_576  # $GITHUB_STEP_SUMMARY: 1 MiB per step
@@ -46,10 +53,18 @@ def marker_hash(body: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def comment_body(report: str, where: str, lang: str = "en", limit: int = COMMENT_LIMIT) -> str:
-    """The full comment: our marker (with the report's hash), then the safe, fitted report."""
+def comment_body(
+    report: str, where: str, lang: str = "en", limit: int = COMMENT_LIMIT, untrusted: bool = False
+) -> str:
+    """The full comment: our marker (with the report's hash), then the safe, fitted report.
+
+    ``untrusted`` (a report from a fork PR's artifact): links, images and raw HTML are made
+    inert as well as mentions.
+    """
     head = marker(report_hash(report)) + "\n"
     safe = neutralise_mentions(defuse_markers(report))
+    if untrusted:
+        safe = neutralise_links(safe)
     return head + fit(safe, limit - utf16_len(head), where, lang)
 
 

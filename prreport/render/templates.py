@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 
@@ -40,6 +41,8 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = _when
     env.filters["shortpath"] = _shortpath
     env.globals["loc"] = _loc
+    env.globals["line_url"] = _line_url
+    env.globals["link"] = _link
     return env
 
 
@@ -64,3 +67,25 @@ def _shortpath(value: Any) -> str:
 def _loc(path: Any, line: Any = None) -> str:
     """``path:line`` as inline code."""
     return md_code(f"{path}:{line}" if line else f"{path}")
+
+
+_PR_URL_RE = re.compile(r"^(https?://[^/\s]+/[^/\s]+/[^/\s]+)/pull/\d+$")
+
+
+def _line_url(pr: Any, path: Any, line: Any = None, end: Any = None) -> str:
+    """A link to ``path`` (and its lines) at the head commit on GitHub, or ``""`` when unknown."""
+    m = _PR_URL_RE.match(str(pr.get("url") or ""))
+    repo = str(pr.get("repo") or "")
+    base = m.group(1) if m else (f"https://github.com/{repo}" if repo.count("/") == 1 else "")
+    sha = str(pr.get("head_sha") or "")
+    if not base or not re.fullmatch(r"[0-9a-f]{7,40}", sha) or not path:
+        return ""
+    url = f"{base}/blob/{sha}/{quote(str(path), safe='/')}"
+    if isinstance(line, int) and line > 0:
+        url += f"#L{line}" + (f"-L{end}" if isinstance(end, int) and end > line else "")
+    return md_url(url)
+
+
+def _link(text: Any, url: Any) -> str:
+    """``[text](url)`` when there is a URL (``text`` is Markdown already), else ``text``."""
+    return f"[{text}]({url})" if url else str(text)
