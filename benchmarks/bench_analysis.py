@@ -122,21 +122,27 @@ def make_bundle(kb: int) -> PullRequestBundle:
     while len(_module(n, True)) < kb * 1024:
         n += 1
     before, after = _module(n, True), _module(n, False)
+    helpers = (
+        "import json\n\nBASE_DELAY = 0.5\n\n\nclass Envelope(tuple):\n    pass\n\n\n"
+        "def decode_payload(msg):\n    return json.loads(msg[6:])\n\n\ndef parse_extra(msg):\n    return msg[5:]\n"
+    )
+    return _one_file_pr(before, after, helpers, "refactor: hoist imports out of loops")
+
+
+def _one_file_pr(before: str, after: str, helpers: str, title: str) -> PullRequestBundle:
+    """A PR changing ``MODULE`` from ``before`` to ``after`` (with its patch), helpers at head."""
     patch = "".join(
         difflib.unified_diff(
             before.splitlines(True), after.splitlines(True), f"a/{MODULE}", f"b/{MODULE}", n=3
         )
     )
-    removed = sum(1 for ln in patch.splitlines() if ln.startswith("-") and not ln.startswith("---"))
-    added = sum(1 for ln in patch.splitlines() if ln.startswith("+") and not ln.startswith("+++"))
-    helpers = (
-        "import json\n\nBASE_DELAY = 0.5\n\n\nclass Envelope(tuple):\n    pass\n\n\n"
-        "def decode_payload(msg):\n    return json.loads(msg[6:])\n\n\ndef parse_extra(msg):\n    return msg[5:]\n"
-    )
+    rows = patch.split("\n")
+    removed = sum(1 for ln in rows if ln.startswith("-") and not ln.startswith("---"))
+    added = sum(1 for ln in rows if ln.startswith("+") and not ln.startswith("+++"))
     meta = PullRequestMeta(
         repo="bench/bench",
         number=1,
-        title="refactor: hoist imports out of loops",
+        title=title,
         body="",
         author="bench",
         base_sha="0" * 40,
@@ -248,6 +254,56 @@ def real_commits(n: int, repeat: int) -> None:
     )
 
 
+def _hoist_module(n: int, before: bool) -> str:
+    """``n`` functions, each with a function-local import of its own helper before (hoisted
+    into one ``from ... import (...)`` block after): the shape whose cost grew quadratically."""
+    block = "".join(f"    helper_{i},\n" for i in range(n))
+    head = (
+        '"""Generated."""\n\n'
+        + ("" if before else f"import os\nfrom bench.helpers import (\n{block})\n")
+        + "\n"
+    )
+    body = []
+    for i in range(n):
+        local = "    import os\n" if before else ""
+        loop_import = f"        from bench.helpers import helper_{i}\n" if before else ""
+        body.append(
+            f"\ndef func_{i}(values, scale={i}):\n{local}    total = 0\n    for v in values:\n"
+            f"{loop_import}        if v % 3 == 0:\n            continue\n"
+            f"        total += helper_{i}(v) and v * scale and os.sep\n    return total\n"
+        )
+    return head + "".join(body)
+
+
+def hoist_bundle(kb: int) -> PullRequestBundle:
+    """A one-file PR of about ``kb`` KB whose every function has its imports hoisted."""
+    n = max(1, kb * 1024 // len(_hoist_module(1, True)))
+    before, after = _hoist_module(n, True), _hoist_module(n, False)
+    helpers = "".join(f"def helper_{i}(v):\n    return v\n" for i in range(n))
+    return _one_file_pr(before, after, helpers, "refactor: hoist imports")
+
+
+def size_scaling(sizes: tuple[int, ...] = (110, 440, 1024)) -> None:
+    """Analysis + report model time of hoist-everywhere modules of growing size: linear means
+    the time ratio follows the size ratio."""
+    from prreport.config import Config
+    from prreport.pipeline import analyse
+
+    times = []
+    for kb in sizes:
+        bundle = hoist_bundle(kb)
+        gc.collect()
+        t0 = time.perf_counter()
+        analyse(bundle, Config())
+        times.append(time.perf_counter() - t0)
+    parts = ", ".join(f"{kb} KB {t:.2f} s" for kb, t in zip(sizes, times, strict=True))
+    ratios = " : ".join(f"{t / times[0]:.1f}" for t in times)
+    sratio = " : ".join(f"{kb / sizes[0]:.1f}" for kb in sizes)
+    print(
+        f"size scaling (hoists everywhere, analysis + report model): {parts}; time ratio {ratios} vs size ratio {sratio}"
+    )
+
+
 def main() -> None:
     """Print analysis time, parse time, their ratio and peak memory."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -256,7 +312,13 @@ def main() -> None:
     ap.add_argument(
         "--real", type=int, default=8, help="largest real corpus commits to time (0: none)"
     )
+    ap.add_argument(
+        "--scaling", action="store_true", help="only the size-scaling line (110 KB, 440 KB, 1 MiB)"
+    )
     args = ap.parse_args()
+    if args.scaling:
+        size_scaling()
+        return
     bundle = make_bundle(args.kb)
     f = bundle.files[0]
     assert f.before is not None and f.after is not None
@@ -293,6 +355,7 @@ def main() -> None:
         f"ratio {analysis_nogc / parse_nogc:.2f}x"
     )
     print(f"peak memory of one analysis (tracemalloc): {peak / 1024 / 1024:.1f} MiB")
+    size_scaling()
     if args.real:
         real_commits(args.real, max(1, args.repeat // 2))
 

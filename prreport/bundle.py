@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import io
 import json
 import types
 import typing
@@ -106,10 +107,12 @@ class RelatedCandidate:
     merged_at: str | None = None
     url: str = ""
     files: tuple[str, ...] = ()
-    # Machine-readable reasons: referenced, references-this, same-series, same-files.
+    # Machine-readable reasons: same-lines, referenced, references-this, same-series, same-files.
     reasons: tuple[str, ...] = ()
     series: str = ""  # conventional-commit "type(scope)" shared with this PR, if any
     shared_files: tuple[str, ...] = ()
+    # Files whose lines changed by this PR were last written by that PR (git blame of the base).
+    shared_lines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -192,8 +195,22 @@ def _from_jsonable(typ: Any, value: Any, where: str) -> Any:
     if typ in (str, int, bool):
         if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
             raise BundleError(f"{where}: expected {typ.__name__}, got {type(value).__name__}")
+        if typ is int and not -_INT_LIMIT < value < _INT_LIMIT:
+            raise BundleError(f"{where}: integer out of range ({len(str(abs(value)))} digits)")
+        if typ is str and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise BundleError(
+                    f"{where}: lone surrogate {value[exc.start]!r} at offset {exc.start} (not text)"
+                ) from None
         return value
     return value
+
+
+_INT_LIMIT = 2**63
+# A bundle's JSON text at most (decompressed): larger files are refused, not read into memory.
+MAX_BUNDLE_BYTES = 512 * 1024 * 1024
 
 
 def bundle_to_json(bundle: PullRequestBundle) -> str:
@@ -209,6 +226,10 @@ def bundle_from_json(text: str, origin: str = "bundle") -> PullRequestBundle:
         raise BundleError(
             f"{origin}: not a prreport bundle (invalid JSON: {exc.msg} at line {exc.lineno})"
         ) from None
+    except RecursionError:
+        raise BundleError(f"{origin}: not a prreport bundle (JSON nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise BundleError(f"{origin}: not a prreport bundle (invalid JSON: {exc})") from None
     if not isinstance(data, dict) or "schema" not in data:
         raise BundleError(f"{origin}: not a prreport bundle (no 'schema' field)")
     if data["schema"] != BUNDLE_SCHEMA:
@@ -228,10 +249,16 @@ def load_bundle(path: str | Path) -> PullRequestBundle:
     """Read a bundle saved with ``--save-bundle`` (plain or gzip-compressed JSON)."""
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_BUNDLE_BYTES + 1)
         if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8")
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as gz:
+                raw = gz.read(MAX_BUNDLE_BYTES + 1)
+        if len(raw) > MAX_BUNDLE_BYTES:
+            raise BundleError(
+                f"bundle file {p} is larger than {MAX_BUNDLE_BYTES // 1024 // 1024} MiB of JSON"
+            )
+        text = raw.decode("utf-8-sig")  # as json.load would: a byte-order mark is no text
     except FileNotFoundError:
         raise BundleError(f"bundle file {p} does not exist") from None
     except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as exc:

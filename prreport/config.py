@@ -1,18 +1,23 @@
 """Configuration: parsed once into frozen dataclasses.
 
-Precedence: defaults < ``config.toml`` < environment (``PRREPORT_<SECTION>_<KEY>``) < CLI flags.
+Precedence: defaults < the configuration file < environment (``PRREPORT_<SECTION>_<KEY>``) < CLI
+flags. The file is the first of ``--config FILE``, ``$PRREPORT_CONFIG``, ``./.prreport.toml`` and
+``[tool.prreport]`` in ``./pyproject.toml``; a ``config.toml`` in the current directory belongs to
+someone else and is never read unless named.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sys
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from prreport.errors import ConfigError
 
@@ -23,6 +28,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 LANGS = ("en", "zh")
 FORMATS = ("md", "html", "json")
+SOURCES = ("git", "github")
+CONFIG_ENV = "PRREPORT_CONFIG"
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,8 @@ class ReportConfig:
     snippet_max_lines: int = 40
     max_snippets: int = 6
     quiet: bool = False
+    source: str = "git"
+    related_window_days: int = 60
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,7 @@ class GitConfig:
 
 @dataclass(frozen=True)
 class GitHubConfig:
-    """The GitHub source; used when ``repo`` (OWNER/NAME) is set."""
+    """The GitHub source (``report.source = "github"`` or ``--github``) and where comments go."""
 
     repo: str = ""
     api_url: str = "https://api.github.com"
@@ -69,6 +78,12 @@ class AnalysisConfig:
     max_followups: int = 10
     first_party: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
+    heavy_packages: tuple[str, ...] = (
+        "torch", "tensorflow", "triton", "jax", "transformers", "vllm", "deepspeed", "numpy",
+        "scipy", "pandas", "matplotlib", "sklearn", "cv2", "numba", "cupy", "flash_attn",
+        "onnxruntime", "tensorrt", "xformers", "apex", "sympy", "datasets", "accelerate",
+        "sentencepiece", "polars", "pyarrow",
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,27 @@ _SECTIONS: dict[str, type] = {
     "github": GitHubConfig,
     "analysis": AnalysisConfig,
     "digest": DigestConfig,
+}
+
+# Keys that are set from another one, so that a setting lives in one place: (section, key) -> source.
+_DERIVED = {
+    ("git", "related_window_days"): ("report", "related_window_days"),
+    ("github", "related_window_days"): ("report", "related_window_days"),
+}
+
+# Inclusive bounds of every integer setting: a zero timeout or a negative size is a mistake.
+_INT_RANGES: dict[tuple[str, str], tuple[int, int]] = {
+    ("report", "snippet_max_lines"): (1, 10_000),
+    ("report", "max_snippets"): (1, 1_000),
+    ("report", "related_window_days"): (1, 36_500),
+    ("git", "max_file_bytes"): (1, 2**31),
+    ("git", "related_max"): (0, 1_000),
+    ("github", "max_rate_limit_wait"): (0, 86_400),
+    ("github", "timeout"): (1, 3_600),
+    ("github", "retries"): (0, 100),
+    ("analysis", "cycle_depth"): (1, 100),
+    ("analysis", "max_followups"): (0, 10_000),
+    ("digest", "workers"): (1, 256),
 }
 
 # Environment variables that other tools already set and we honour as well.
@@ -147,6 +183,9 @@ def _apply(base: Any, values: Mapping[str, Any], section: str, origin: str, from
     types_ = _field_types(type(base))
     changes = {}
     for key, value in values.items():
+        if (section, key) in _DERIVED:
+            sec, k = _DERIVED[section, key]
+            raise ConfigError(f"{origin}: '{section}.{key}' is now set once, as '{sec}.{k}'")
         if key not in types_:
             known = ", ".join(sorted(types_))
             raise ConfigError(f"{origin}: unknown key '{section}.{key}' (known: {known})")
@@ -164,24 +203,90 @@ def _validate(cfg: Config) -> Config:
         raise ConfigError(
             f"'report.formats' must be a non-empty list from {', '.join(FORMATS)}, got {list(cfg.report.formats)!r}"
         )
-    for name in ("snippet_max_lines", "max_snippets"):
-        if getattr(cfg.report, name) < 1:
-            raise ConfigError(f"'report.{name}' must be at least 1")
+    for (section, name), (low, high) in _INT_RANGES.items():
+        value = getattr(getattr(cfg, section), name)
+        if not low <= value <= high:
+            raise ConfigError(f"'{section}.{name}' must be from {low} to {high}, got {value}")
+    if cfg.report.source not in SOURCES:
+        raise ConfigError(
+            f"'report.source' must be one of {', '.join(SOURCES)}, got {cfg.report.source!r}"
+        )
     if cfg.github.repo and cfg.github.repo.count("/") != 1:
         raise ConfigError(f"'github.repo' must look like OWNER/NAME, got {cfg.github.repo!r}")
-    return cfg
+    if cfg.report.source == "github" and not cfg.github.repo:
+        raise ConfigError(
+            "'report.source' is github but no repository is set: pass --github OWNER/NAME or set 'github.repo'"
+        )
+    _check_url("github.api_url", cfg.github.api_url)
+    days = cfg.report.related_window_days
+    return dataclasses.replace(
+        cfg,
+        git=dataclasses.replace(cfg.git, related_window_days=days),
+        github=dataclasses.replace(cfg.github, related_window_days=days),
+    )
+
+
+def _check_url(where: str, url: str) -> None:
+    """An http(s) URL with a host (and a valid port), or a ConfigError naming ``where``."""
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ConfigError(
+            f"'{where}' must be an http(s) URL such as https://api.github.com, got {url!r}"
+        )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The TOML table of ``path``; any way it can be unreadable is one ConfigError naming it."""
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def find_config(
+    path: str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path | None = None
+) -> tuple[dict[str, Any], str]:
+    """The settings table and where it came from: ``--config``, ``$PRREPORT_CONFIG``,
+    ``.prreport.toml``, then ``[tool.prreport]`` in ``pyproject.toml`` (``({}, "")`` if none)."""
+    if path is not None:
+        return _read_toml(Path(path)), str(path)
+    if env.get(CONFIG_ENV):
+        named = env[CONFIG_ENV]
+        return _read_toml(Path(named)), f"{named} (${CONFIG_ENV})"
+    cwd = Path.cwd() if cwd is None else cwd
+    own = cwd / ".prreport.toml"
+    if own.is_file():
+        return _read_toml(own), str(own.name)
+    pyproject = cwd / "pyproject.toml"
+    if pyproject.is_file():
+        tool = _read_toml(pyproject).get("tool")
+        table = tool.get("prreport") if isinstance(tool, dict) else None
+        if table is not None:
+            if not isinstance(table, dict):
+                raise ConfigError("pyproject.toml: 'tool.prreport' must be a table")
+            return table, "pyproject.toml [tool.prreport]"
+    return {}, ""
 
 
 def load_config(
@@ -191,16 +296,12 @@ def load_config(
 ) -> Config:
     """Build the configuration from defaults, a TOML file, the environment and CLI overrides.
 
-    ``path`` None means ``./config.toml`` when it exists. ``overrides`` maps section to
+    ``path`` None means the first file :func:`find_config` finds. ``overrides`` maps section to
     ``{key: value}`` with already-typed values from the CLI; ``None`` values are ignored.
     """
     env = os.environ if env is None else env
     cfg = Config()
-    file_path = Path(path) if path is not None else Path("config.toml")
-    data: dict[str, Any] = {}
-    if path is not None or file_path.is_file():
-        data = _read_toml(file_path)
-    origin = str(file_path)
+    data, origin = find_config(path, env)
     sections = {name: getattr(cfg, name) for name in _SECTIONS}
     modules: tuple[tuple[str, str], ...] = ()
     for key, value in data.items():
@@ -233,4 +334,30 @@ def load_config(
         given = {k: v for k, v in values.items() if v is not None}
         if given:
             sections[name] = _apply(sections[name], given, name, "command line", from_env=False)
-    return _validate(Config(**sections, modules=modules))
+    try:
+        return _validate(Config(**sections, modules=modules))
+    except ConfigError as exc:
+        # Name where the offending value came from: the last of file, environment, flags.
+        where = _origin_of(str(exc), data, env, overrides, origin)
+        raise ConfigError(f"{where}: {exc}" if where else str(exc)) from None
+
+
+def _origin_of(
+    message: str,
+    data: Mapping[str, Any],
+    env: Mapping[str, str],
+    overrides: Mapping[str, Mapping[str, Any]] | None,
+    file_origin: str,
+) -> str:
+    """Where the key a validation message names (``'section.key'``) was set, or ``""``."""
+    m = re.match(r"'(\w+)\.(\w+)'", message)
+    if not m:
+        return ""
+    section, key = m.groups()
+    if (overrides or {}).get(section, {}).get(key) is not None:
+        return "command line"
+    aliases = [a for a, sk in _ENV_ALIASES.items() if sk == (section, key)]
+    if any(env.get(n) for n in [f"PRREPORT_{section.upper()}_{key.upper()}", *aliases]):
+        return "environment"
+    table = data.get(section)
+    return file_origin if isinstance(table, dict) and key in table else ""

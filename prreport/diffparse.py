@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from prreport.textlines import split_lines
+
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -24,7 +26,7 @@ def changed_lines(patch: str | None) -> ChangedLines:
         return ChangedLines((), ())
     old = new = 0
     in_hunk = False
-    for line in patch.splitlines():
+    for line in split_lines(patch):
         m = _HUNK.match(line)
         if m:
             old, new = int(m.group(1)), int(m.group(3))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -61,14 +61,23 @@ class SeriesKey:
 
 
 def related_candidates(
-    this: SeriesKey, others: Sequence[SeriesKey], window_days: int, limit: int
+    this: SeriesKey,
+    others: Sequence[SeriesKey],
+    window_days: int,
+    limit: int,
+    same_lines: Mapping[int, tuple[str, ...]] | None = None,
 ) -> list[RelatedCandidate]:
-    """Rank other PRs by how they relate to ``this`` (series, shared files, references)."""
+    """Rank other PRs by how they relate to ``this`` (changed lines, series, shared files, references).
+
+    ``same_lines`` maps a PR number to the files whose lines, changed by ``this``, that PR
+    wrote last (``git blame`` of the base): the direct predecessor, however long ago.
+    """
+    same_lines = same_lines or {}
     this_series = series_of(this.title)
     this_time = parse_time(this.merged_at)
     mentioned = referenced_numbers(this.body) | referenced_numbers(this.title)
     this_files = set(this.files)
-    found: list[tuple[int, float, RelatedCandidate]] = []
+    found: list[tuple[float, float, RelatedCandidate]] = []
     for other in others:
         if other.number is None or other.number == this.number:
             continue
@@ -79,6 +88,9 @@ def related_candidates(
         later = bool(when and this_time and when > this_time)
         in_window = delta_days <= window_days
         reasons: list[str] = []
+        lines_of = tuple(same_lines.get(other.number, ())) if not later else ()
+        if lines_of:
+            reasons.append("same-lines")
         if other.number in mentioned:
             reasons.append("referenced")
         if this.number is not None and this.number in (
@@ -94,7 +106,9 @@ def related_candidates(
             reasons.append("same-files")
         if not reasons:
             continue
-        if same_series and (shared or "referenced" in reasons or "references-this" in reasons):
+        if lines_of:
+            relation = "predecessor"
+        elif same_series and (shared or "referenced" in reasons or "references-this" in reasons):
             relation = "follow-up" if later else "predecessor"
         elif "referenced" in reasons:
             relation = "referenced"
@@ -117,8 +131,11 @@ def related_candidates(
             reasons=tuple(reasons),
             series=this_series if same_series else "",
             shared_files=shared,
+            shared_lines=lines_of,
         )
-        found.append((RELATION_ORDER.index(relation), delta_days, cand))
+        # The PR that wrote the lines this one changes comes first among predecessors.
+        rank = RELATION_ORDER.index(relation) - (0.5 if lines_of else 0)
+        found.append((rank, delta_days, cand))
     found.sort(key=lambda t: (t[0], t[1], t[2].number))
     return [c for _, _, c in found[:limit]]
 
@@ -127,6 +144,8 @@ def _evidence(
     reasons: list[str], series: str, shared: tuple[str, ...], other: SeriesKey, this: SeriesKey
 ) -> str:
     parts = []
+    if "same-lines" in reasons:
+        parts.append(f"#{other.number} last changed the lines this PR edits")
     if "referenced" in reasons:
         parts.append(f"this PR's description mentions #{other.number}")
     if "references-this" in reasons:

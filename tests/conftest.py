@@ -38,8 +38,21 @@ def run_cli(
 
 
 def load_json(path: Path) -> dict:
-    """Read a JSON file."""
-    return json.loads(path.read_text(encoding="utf-8"))
+    """Read a JSON file (a prreport output is checked against its JSON Schema)."""
+    from tests.schemacheck import check
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    check(data, str(path))
+    return data
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _outputs_match_the_schemas(tmp_path_factory: pytest.TempPathFactory):
+    """After the session: every report, digest and bundle JSON a test wrote matches schemas/."""
+    yield
+    from tests.schemacheck import check_tree
+
+    check_tree(tmp_path_factory.getbasetemp())
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -77,19 +77,16 @@ def test_seed_emits_a_ready_to_paste_import_linter_contract(seed):
     (contract,) = _kind(seed, "contract.implicit")
     d = contract.details
     assert contract.symbol == STAGING and d["module"] == STAGING
-    assert d["forbidden"] == [
-        "sglang.srt.disaggregation.mooncake",
-        "sglang.srt.disaggregation.nixl",
-    ]
+    # the target imports nothing first-party: it must keep importing no sglang at all (the
+    # seed's risk 1), which covers both importers' packages
+    assert d["forbidden"] == ["sglang"] and d["target_imports_first_party"] is False
+    assert d["verified"] is True
     assert d["importers"] == sorted(CONN_FILES)
     toml = d["contract"]
     assert "\n[[tool.importlinter.contracts]]\n" in toml and d["root_package"] == "sglang"
     assert 'type = "forbidden"' in toml
     assert f'source_modules = ["{STAGING}"]' in toml
-    assert (
-        'forbidden_modules = ["sglang.srt.disaggregation.mooncake", "sglang.srt.disaggregation.nixl"]'
-        in toml
-    )
+    assert '    "sglang.srt.disaggregation.nixl",\n' in toml and '"sglang",' not in toml
     ini = d["contract_ini"]
     assert "\n[importlinter:contract:" in ini and "type = forbidden" in ini
     assert f"source_modules =\n    {STAGING}\n" in ini
@@ -192,11 +189,14 @@ def test_cycle_search_stops_at_the_configured_depth(tmp_path):
     shallow = _pr(
         tmp_path / "1", base, {"pkg/a.py": _A_AFTER}, analysis=AnalysisConfig(cycle_depth=2)
     )
-    # d was not read: an incomplete search proves nothing (unchecked, never safe), no contract
+    # d was not read: an incomplete search proves nothing (unchecked, never safe); b's own
+    # imports are known, so the contract the hoist relies on is stated, marked unverified
     assert not _kind(shallow, "cycle.safe")
     (unchecked,) = _kind(shallow, "cycle.unchecked")
     assert unchecked.details["complete"] is False and unchecked.symbol == "pkg.b"
-    assert not _kind(shallow, "contract.implicit")
+    assert unchecked.details["depth_limited"] is True and "depth limit 2" in unchecked.message
+    (contract,) = _kind(shallow, "contract.implicit")
+    assert contract.details["forbidden"] == ["pkg.a"] and contract.details["verified"] is False
     deep = _pr(tmp_path / "2", base, {"pkg/a.py": _A_AFTER}, analysis=AnalysisConfig(cycle_depth=3))
     (risk,) = _kind(deep, "cycle.risk")
     assert risk.details["chain"] == ["pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.a"]
@@ -217,7 +217,8 @@ def test_function_local_and_type_checking_imports_of_the_target_are_not_edges(tm
         "typing"
     ]
     (contract,) = _kind(result, "contract.implicit")
-    assert contract.details["forbidden"] == ["pkg.a"]
+    assert contract.details["forbidden"] == ["pkg"]  # b imports nothing first-party
+    assert contract.details["forbidden_checked"] == ["pkg.a"]
 
 
 def test_new_module_imports_are_checked_but_suggest_no_contract(tmp_path):

@@ -64,9 +64,10 @@ def _fetch(srv, tmp, monkeypatch, repo: str, number: int, **kw):
 
 
 def _without_review_sections(md: str) -> str:
-    """The report minus what only the API knows: review/CI section and clauses, merger, source name."""
+    """The report minus what only one source knows: review/CI (the API), why PRs are related
+    (git sees every commit's files and blame; the API's request budget does not), merger, source."""
     parts = re.split(r"(?m)^(?=# )", md)
-    md = "".join(p for p in parts if not re.match(r"# .*review", p, re.IGNORECASE))
+    md = "".join(p for p in parts if not re.match(r"# .*(review|related)", p, re.IGNORECASE))
     md = re.sub(r"(?m)^(- Merged: \S+ \S+) by \S+$", r"\1", md)
     md = re.sub(r"\((git|github) source\)", "(source)", md)
     return re.sub(r"; [^;\n]*\bCI\b[^;\n]*\.$", ".", md, flags=re.MULTILINE)

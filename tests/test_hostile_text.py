@@ -183,3 +183,17 @@ def test_escaping_functions():
         terminal_text("ok\n  ::warning::w\n##[group]g\x07")
         == "ok\n  \\::warning::w\n#\\#[group]g\\x07"
     )
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "json"])
+def test_out_dash_prints_a_safe_file_and_json_stays_the_same_value(evil, rendered, fmt):
+    _res, out = rendered
+    res = run_cli("--bundle", str(evil), "--format", fmt, "--out", "-")
+    assert res.returncode == 0, res.stderr
+    assert not WORKFLOW_COMMAND_RE.search(res.stdout)
+    assert not CONTROL_RE.search(res.stdout), CONTROL_RE.search(res.stdout)
+    if fmt == "json":
+        saved = json.loads((out / f"{STEM}.json").read_text(encoding="utf-8"))
+        printed = json.loads(res.stdout)
+        printed.pop("generated_at", None), saved.pop("generated_at", None)
+        assert printed == saved

@@ -391,8 +391,9 @@ def test_fail_on_exits_1_when_a_listed_kind_is_present(server, mention_repo, tmp
         comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", family).returncode
         == 1
     )
+    # A kind no report can contain is an error (a gate that never fires is no gate).
     res = comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", "no.such-kind")
-    assert res.returncode == 0, res.stderr
+    assert res.returncode == 2 and "is not a finding kind" in res.stderr
     res = comment(server, mention_repo, tmp_path / "o", "--no-post", "--fail-on", "Bad Kind")
     assert res.returncode == 2 and res.stderr.startswith("error: --fail-on")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
@@ -19,6 +20,7 @@ from prreport.bundle import FileChange, PullRequestBundle
 from prreport.config import AnalysisConfig
 from prreport.diffparse import ChangedLines, changed_lines
 from prreport.findings import ContextRequest, Diagnostic, Finding
+from prreport.textlines import has_lone_cr
 
 _REGISTRY: dict[str, type[Analyzer]] = {}
 
@@ -73,19 +75,32 @@ class SourceFiles:
         self._memo: dict[tuple[str, str, str], Any] = {}
         self._changed: dict[str, ChangedLines] = {}
         self.parse_errors: dict[tuple[str, str], Diagnostic] = {}
+        self._python: list[FileChange] | None = None
 
     def python_files(self) -> list[FileChange]:
-        """Changed ``.py`` files that have text on at least one side."""
-        return [
-            f
-            for f in self.bundle.files
-            if f.path.endswith(".py")
-            and not f.binary
-            and (f.before is not None or f.after is not None)
-        ]
+        """Changed ``.py`` files with text on at least one side, every side of which parses.
+
+        A file with a side that does not parse is not analysed at all (its parser diagnostic
+        says why): half a file would yield false findings, e.g. every definition of an
+        unparseable after-file "removed".
+        """
+        if self._python is None:
+            self._python = [
+                f
+                for f in self.bundle.files
+                if f.path.endswith(".py")
+                and not f.binary
+                and (f.before is not None or f.after is not None)
+                and (f.before is None or self.tree(f.before_path, "before") is not None)
+                and (f.after is None or self.tree(f.path, "after") is not None)
+            ]
+        return list(self._python)
 
     def text(self, path: str, side: str) -> str | None:
         """Text of a changed file (side ``"before"`` or ``"after"``) or a context file (``"head"``)."""
+        return _without_bom(self._raw_text(path, side))
+
+    def _raw_text(self, path: str, side: str) -> str | None:
         if side == "head":
             f = self.bundle.file(path)
             if f is not None:
@@ -105,16 +120,34 @@ class SourceFiles:
             text = self.text(path, side)
             tree = None
             if text is not None:
-                try:
-                    tree = ast.parse(text, filename=path)
-                except (SyntaxError, ValueError) as exc:
-                    line = getattr(exc, "lineno", None)
-                    msg = getattr(exc, "msg", str(exc))
+                tree, problem, line = parse_source(text, path)
+                if problem:
                     self.parse_errors[key] = Diagnostic(
-                        "parser", path, f"{side} version does not parse: {msg}", line
+                        "parser", path, f"{side} version not analysed: {problem}", line
                     )
             self._ast[key] = tree
         return self._ast[key]
+
+    def drop_too_deep(self) -> bool:
+        """Stop analysing parsed files deeper than ``MAX_TREE_DEPTH`` (after a RecursionError).
+
+        Depth is measured only then: a walk of every tree costs as much as parsing it. Values
+        derived from the trees are forgotten; True when some file was dropped.
+        """
+        dropped = False
+        for key, tree in self._ast.items():
+            if tree is not None and _depth(tree) > MAX_TREE_DEPTH:
+                self._ast[key] = None
+                self.parse_errors[key] = Diagnostic(
+                    "parser",
+                    key[0],
+                    f"{key[1]} version not analysed: syntax tree deeper than {MAX_TREE_DEPTH} levels",
+                )
+                dropped = True
+        if dropped:
+            self._memo.clear()
+            self._python = None
+        return dropped
 
     def memo(self, path: str, side: str, what: str, build: Callable[[], Any]) -> Any:
         """Cache a derived value (e.g. a libcst tree or a scope index) per file side."""
@@ -130,6 +163,56 @@ class SourceFiles:
         return self._changed[f.path]
 
 
+# Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:
+# their recursive visitors (and ``ast.unparse``, libcst) need a few frames per level. Real
+# code stays far below (the deepest module of the standard library: 87 levels).
+MAX_TREE_DEPTH = 100
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def _without_bom(text: str | None) -> str | None:
+    # Python ignores a leading byte-order mark; so do line and column numbers.
+    return text[1:] if text is not None and text.startswith("\ufeff") else text
+
+
+def _depth(tree: ast.AST) -> int:
+    """Depth of a syntax tree, walked without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((child, d + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def parse_source(text: str, path: str) -> tuple[ast.Module | None, str, int | None]:
+    """(tree, why not analysed, line): the tree only when every analyzer can safely walk it."""
+    if has_lone_cr(text):
+        return (
+            None,
+            "old-Mac (CR-only) line breaks: git and Python number its lines differently",
+            None,
+        )
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        conflict = _CONFLICT.search(text)
+        if conflict:
+            line = text.count("\n", 0, conflict.start()) + 1
+            return None, "merge-conflict markers", line
+        if "\0" in text:
+            return None, "null bytes in the source", None
+        return (
+            None,
+            f"does not parse: {getattr(exc, 'msg', str(exc))}",
+            getattr(exc, "lineno", None),
+        )
+    except (RecursionError, MemoryError):
+        return None, "expressions nested too deeply to parse", None
+    return tree, "", None
+
+
 def selected(config: AnalysisConfig) -> list[Analyzer]:
     """Instantiate every registered analyzer not disabled in the configuration."""
     return [cls(config) for name, cls in registry().items() if name not in config.disabled]
@@ -140,16 +223,20 @@ def collect_requests(
 ) -> tuple[ContextRequest, list[Diagnostic]]:
     """Union of what the analyzers want fetched; a failing ``requests`` becomes a diagnostic."""
     sources = sources if sources is not None and sources.bundle is bundle else SourceFiles(bundle)
-    req = ContextRequest()
-    diags = []
-    for a in analyzers:
-        try:
-            req = req | a.requests(bundle, sources)
-        except Exception as exc:  # an analyzer bug must not abort the run
-            diags.append(
-                Diagnostic(a.name, "", f"could not plan context: {type(exc).__name__}: {exc}")
-            )
-    return req, diags
+    while True:
+        req = ContextRequest()
+        diags = []
+        deep = False
+        for a in analyzers:
+            try:
+                req = req | a.requests(bundle, sources)
+            except Exception as exc:  # an analyzer bug must not abort the run
+                deep = deep or isinstance(exc, RecursionError)
+                diags.append(
+                    Diagnostic(a.name, "", f"could not plan context: {type(exc).__name__}: {exc}")
+                )
+        if not (deep and sources.drop_too_deep()):
+            return req, diags
 
 
 def run_analyzers(
@@ -160,21 +247,27 @@ def run_analyzers(
 ) -> tuple[list[Finding], list[Diagnostic]]:
     """Run every analyzer; crashes and unparseable files become diagnostics. Output is sorted."""
     sources = sources if sources is not None and sources.bundle is bundle else SourceFiles(bundle)
-    findings: list[Finding] = []
-    diags: list[Diagnostic] = []
-    for a in analyzers:
-        try:
-            findings.extend(a.analyze(bundle, sources))
-        except Exception as exc:  # turn an analyzer crash into a diagnostic, keep the others
-            detail = traceback.format_exc(limit=3) if debug else ""
-            diags.append(
-                Diagnostic(
-                    a.name,
-                    "",
-                    f"analyzer failed: {type(exc).__name__}: {exc}"
-                    + (f"\n{detail}" if detail else ""),
+    while True:
+        findings: list[Finding] = []
+        diags: list[Diagnostic] = []
+        deep = False
+        for a in analyzers:
+            try:
+                findings.extend(a.analyze(bundle, sources))
+            except Exception as exc:  # turn an analyzer crash into a diagnostic, keep the others
+                deep = deep or isinstance(exc, RecursionError)
+                detail = traceback.format_exc(limit=3) if debug else ""
+                diags.append(
+                    Diagnostic(
+                        a.name,
+                        "",
+                        f"analyzer failed: {type(exc).__name__}: {exc}"
+                        + (f"\n{detail}" if detail else ""),
+                    )
                 )
-            )
+        # A tree too deep for the analyzers' recursion: not analysed (a parser diagnostic), run again.
+        if not (deep and sources.drop_too_deep()):
+            break
     diags.extend(sources.parse_errors.values())
     findings.sort(key=Finding.sort_key)
     diags.sort(key=lambda d: (d.path, d.line or 0, d.origin, d.message))

@@ -20,6 +20,7 @@ from prreport.analyzers import SourceFiles
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.findings import ContextRequest
+from prreport.textlines import split_lines
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Def
     """Every definition of a module by qualname (module and class level, nested functions too)."""
     if tree is None or text is None:
         return {}
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     out: dict[str, Definition] = {}
 
     def add(
@@ -299,7 +300,7 @@ def lines_with_blanks(
 ) -> tuple[int, ...]:
     """Lines ``start..end`` that changed, plus changed blank/comment lines adjacent to the span."""
     changed = set(changed)
-    lines = (text or "").splitlines()
+    lines = split_lines(text or "")
     out = {n for n in range(start, end + 1) if n in changed}
 
     def blank(n: int) -> bool:
@@ -334,7 +335,7 @@ def word_hits(text: str | None, name: str) -> list[int]:
         return []
     pat = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
     out = []
-    for i, line in enumerate(text.splitlines(), 1):
+    for i, line in enumerate(split_lines(text), 1):
         code = (
             line.split("#", 1)[0] if "#" in line and "'" not in line and '"' not in line else line
         )
@@ -349,7 +350,7 @@ def residual(a: str, b: str) -> list[str]:
     """Lines that differ between two texts (``-``/``+`` prefixed, unified-diff style)."""
     return [
         ln
-        for ln in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=0)
+        for ln in difflib.unified_diff(split_lines(a), split_lines(b), lineterm="", n=0)
         if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
     ]
 

@@ -31,6 +31,7 @@ from prreport.analyzers._defs import (
 )
 from prreport.bundle import FileChange
 from prreport.findings import Finding
+from prreport.textlines import split_lines
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -807,7 +808,7 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
                 g = f.before if side == "after" else f.after
                 cl = sources.changed(f)
                 moved = set(cl.removed if side == "after" else cl.added)
-                rows = (g or "").splitlines()
+                rows = split_lines(g or "")
                 text = "\n".join(
                     rows[n - 1] for n in range(o.start, o.end + 1) if n in moved and n <= len(rows)
                 )
@@ -816,7 +817,7 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
                 share = contained(body_text, text)
                 # Or the calls expanded and the result is off by a few lines only.
                 near = proof.sites > 0 and len(proof.residual) <= max(
-                    4, len(body_text.splitlines())
+                    4, len(split_lines(body_text))
                 )
                 similar = share >= _SIMILAR or (near and share >= _SIMILAR / 2)
                 proof = dataclasses.replace(proof, similar=similar)

@@ -15,6 +15,8 @@ from typing import cast
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from prreport.textlines import split_lines
+
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
@@ -296,6 +298,9 @@ def hoist_diff(path: str, text: str, line: int, parsed: HoistSource | None = Non
         return ""
     return "".join(
         difflib.unified_diff(
-            text.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"
+            split_lines(text, keepends=True),
+            split_lines(new, keepends=True),
+            f"a/{path}",
+            f"b/{path}",
         )
     )

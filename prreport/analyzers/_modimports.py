@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -105,56 +106,100 @@ def newly_module_level(before: ast.Module | None, after: ast.Module) -> list[Imp
     return out
 
 
-class ModuleIndex:
-    """Dotted module name <-> file path for the first-party packages of a repository."""
+# Directories that hold a project's packages instead of the repository root (``src/pkg``).
+LAYOUT_DIRS = ("src", "python", "lib")
+# Files that stand for a module without Python source to read (stubs, extensions).
+_COMPILED = (".pyi", ".pyx", ".pxd", ".so", ".pyd")
 
-    def __init__(self, head_paths: Iterable[str], first_party: Iterable[str] = ()) -> None:
-        paths = sorted(p for p in head_paths if p.endswith(".py"))
-        packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
-        roots: dict[str, set[str]] = {}  # root dir -> top-level names found there
-        for pkg in packages:
-            parent = posixpath.dirname(pkg)
-            if pkg and parent not in packages:
-                roots.setdefault(parent, set()).add(posixpath.basename(pkg))
+
+def _is_identifier(name: str) -> bool:
+    return name.isidentifier() and not name.startswith(".")
+
+
+class ModuleIndex:
+    """Dotted module name <-> file path for the first-party packages of a repository.
+
+    Source roots in the order Python would search them: ``src/``, ``python/``, ``lib/``, the
+    repository root, then the roots of packages nested elsewhere (monorepos). A root's
+    top-level names are its single-file modules, regular packages and PEP 420 namespace
+    packages (directories with Python files and no ``__init__.py``). A standard-library or
+    declared third-party name is claimed only by a module or regular package at the
+    repository root, the one place that comes before them on ``sys.path``.
+    """
+
+    def __init__(
+        self,
+        head_paths: Iterable[str],
+        first_party: Iterable[str] = (),
+        third_party: Iterable[str] = (),
+    ) -> None:
+        every = sorted(set(head_paths))
+        paths = [p for p in every if p.endswith(".py")]
+        compiled = [p for p in every if p.endswith(_COMPILED)]
         wanted = set(first_party)
-        for name in sorted(wanted):
-            # Namespace packages and single-file modules named in the configuration: the
-            # shallowest directory holding them is their root.
-            hits = [
-                p for p in paths if f"/{name}/" in f"/{p}" or posixpath.basename(p) == f"{name}.py"
-            ]
-            best: str | None = None
-            for p in hits:
-                parts = p.split("/")
-                idx = parts.index(name) if name in parts else len(parts) - 1
-                root = "/".join(parts[:idx])
-                if (
-                    best is None
-                    or root.count("/") < best.count("/")
-                    or (root.count("/") == best.count("/") and root < best)
-                ):
-                    best = root
-            if best is not None:
-                roots.setdefault(best, set()).add(name)
-        self.top_level: frozenset[str] = (
-            frozenset(n for names in roots.values() for n in names) | wanted
-        )
+        taken = (set(sys.stdlib_module_names) | set(third_party)) - wanted
+        packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
+        tops = {p.split("/")[0] for p in paths if "/" in p}
+        layout = [d for d in LAYOUT_DIRS if d in tops and d not in packages]
+        roots: list[str] = [*layout, ""]
+        for pkg in sorted(packages, key=lambda d: (d.count("/"), d)):
+            parent = posixpath.dirname(pkg)
+            if parent in packages or parent in roots or not pkg:
+                continue
+            parts = parent.split("/")
+            # a package below ``.../src/ns/pkg`` (a namespace ``ns``) has its root at ``.../src``
+            cut = max((i for i, d in enumerate(parts) if d in LAYOUT_DIRS), default=-1)
+            root = "/".join(parts[: cut + 1]) if cut >= 0 else parent
+            if root not in roots and not any(root.startswith(r + "/") for r in layout):
+                roots.append(root)
+        self.roots: tuple[str, ...] = tuple(roots)
+        self.top_level: frozenset[str]
         self._path_of: dict[str, str] = {}
         self._module_of: dict[str, str] = {}
-        for root, names in sorted(roots.items(), key=lambda kv: (kv[0].count("/"), kv[0])):
+        self._namespaces: set[str] = set()
+        self._compiled: set[str] = set()
+        claimed: dict[str, str] = {}  # top-level name -> its root
+        for root in roots:
             prefix = f"{root}/" if root else ""
             for p in paths:
                 if not p.startswith(prefix):
                     continue
                 rel = p[len(prefix) :][:-3].split("/")
-                if rel[0] not in names and not (len(rel) == 1 and rel[0] in names):
-                    continue
+                top = rel[0]
+                if top in LAYOUT_DIRS or f"{prefix}{top}" in roots:
+                    continue  # a source root of its own, not a package
+                regular = len(rel) == 1 or f"{prefix}{top}" in packages
+                if claimed.get(top, root) != root:
+                    continue  # an earlier root on the path has it
+                if top in taken and not (root == "" and regular):
+                    continue  # ``import json`` is the standard library's, not ``src/ns/json``
                 if rel[-1] == "__init__":
                     rel = rel[:-1]
+                if not rel or not all(_is_identifier(part) for part in rel):
+                    continue
+                claimed[top] = root
                 dotted = ".".join(rel)
-                if dotted and dotted not in self._path_of:
-                    self._path_of[dotted] = p
-                    self._module_of.setdefault(p, dotted)
+                self._path_of.setdefault(dotted, p)
+                self._module_of.setdefault(p, dotted)
+                for i in range(1, len(rel)):
+                    pkg = ".".join(rel[:i])
+                    if f"{prefix}{'/'.join(rel[:i])}" not in packages:
+                        self._namespaces.add(pkg)
+            for p in compiled:
+                if p.startswith(prefix):
+                    rel = p[len(prefix) :].split("/")
+                    rel[-1] = rel[-1].split(".")[0]
+                    if claimed.get(rel[0]) == root and all(_is_identifier(x) for x in rel):
+                        self._compiled.add(".".join(r for r in rel if r != "__init__"))
+        self.top_level = frozenset(claimed) | wanted
+        self._children: dict[str, set[str]] = {}
+        for mod in [*self._path_of, *self._namespaces]:
+            if "." in mod:
+                self._children.setdefault(mod.rsplit(".", 1)[0], set()).add(mod)
+
+    def children(self, package: str) -> list[str]:
+        """The direct submodules and subpackages of a package, sorted."""
+        return sorted(self._children.get(package, ()))
 
     def is_first_party(self, module: str) -> bool:
         """Whether a dotted name belongs to a top-level package of this repository."""
@@ -167,6 +212,12 @@ class ModuleIndex:
     def module_of(self, path: str) -> str | None:
         """The dotted name of a first-party file, None outside the packages."""
         return self._module_of.get(path)
+
+    def runs_nothing(self, module: str) -> bool:
+        """A namespace package (no ``__init__.py``) or a compiled/stub-only module: no source."""
+        return module in self._namespaces or (
+            module in self._compiled and module not in self._path_of
+        )
 
     def absolute(self, b: ImportBinding, importer: str | None, importer_path: str) -> str | None:
         """The absolute module an import statement names (relative imports resolved)."""
@@ -190,6 +241,17 @@ class ModuleIndex:
         if b.name and b.name != "*" and self.path_of(f"{mod}.{b.name}"):
             return f"{mod}.{b.name}"
         return mod if self.path_of(mod) else None
+
+    def unresolved(self, b: ImportBinding, importer: str | None, importer_path: str) -> str | None:
+        """A first-party module an import names that has no source in the tree (else None)."""
+        mod = self.absolute(b, importer, importer_path)
+        if b.level and mod is None:
+            return f"{'.' * b.level}{b.module}"
+        if not mod or not self.is_first_party(mod) or self.target(b, importer, importer_path):
+            return None
+        if self.runs_nothing(mod) or (b.name and self.runs_nothing(f"{mod}.{b.name}")):
+            return None
+        return mod
 
 
 def parents(module: str) -> list[str]:

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from prreport.textlines import split_lines
+
 MODULE_SCOPE = "<module>"
 
 _SPACE_AFTER_OPEN = re.compile(r"([(\[{]) ")
@@ -150,7 +152,7 @@ class _Source:
     """Source lines with byte-offset slicing (ast columns are UTF-8 byte offsets)."""
 
     def __init__(self, text: str) -> None:
-        self.lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.lines = split_lines(text)
 
     def segment(self, node: ast.AST) -> str:
         l0, l1 = node.lineno - 1, (node.end_lineno or node.lineno) - 1  # type: ignore[attr-defined]
@@ -449,14 +451,25 @@ def _header_exprs(st: ast.stmt) -> Iterable[ast.AST]:
 
 
 _WORD = re.compile(r"\w")
+_WORDS = re.compile(r"\w+")
+_FIND_NAMES = 16  # up to this many names, ``str.find`` per name beats a pass over every word
 
 
 def _word_lines(text: str, names: Iterable[str]) -> list[int]:
     """Sorted line numbers where any of ``names`` occurs as a whole word (``\\bname\\b``)."""
     found: set[int] = set()
+    names = [n for n in names if n]
+    simple = {n for n in names if n.isidentifier()}
+    if len(simple) > _FIND_NAMES:
+        # Many names (a large file's call sites): one pass over the words, not one per name.
+        line, counted = 1, 0
+        for m in _WORDS.finditer(text):
+            if m.group() in simple:
+                line += text.count("\n", counted, m.start())
+                counted = m.start()
+                found.add(line)
+        names = [n for n in names if n not in simple]
     for name in names:
-        if not name:
-            continue
         line, counted = 1, 0
         pos = text.find(name)
         while pos >= 0:

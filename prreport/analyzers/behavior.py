@@ -20,6 +20,7 @@ from prreport.analyzers._equiv import (
 )
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.textlines import split_lines
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -185,8 +186,8 @@ class BehaviorAnalyzer(Analyzer):
             return []
         old = sources.memo(f.before_path, "before", "functions", lambda: functions(before))
         new = sources.memo(f.path, "after", "functions", lambda: functions(after))
-        old_lines = (f.before or "").splitlines()
-        new_lines = (f.after or "").splitlines()
+        old_lines = split_lines(f.before or "")
+        new_lines = split_lines(f.after or "")
         out = []
         common = old.functions.keys() & new.functions.keys()
         kids_old = _nested(old, common)
@@ -296,7 +297,7 @@ def _module_level(
     came = [n for n in added if not _inside(new_defs, n)]
     if not gone and not came:
         return None
-    old_text, new_text = (f.before or "").splitlines(), (f.after or "").splitlines()
+    old_text, new_text = split_lines(f.before or ""), split_lines(f.after or "")
     old_imp, new_imp = _merge(old.import_spans), _merge(new.import_spans)
     if not any(_formatting_line(old_imp, old_text, n) for n in gone) and not any(
         _formatting_line(new_imp, new_text, n) for n in came

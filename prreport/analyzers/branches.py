@@ -131,13 +131,17 @@ def _within(scopes: set[str]) -> Callable[[ast.AST, str], bool]:
 # -- evaluating simple comparisons ---------------------------------------------------------
 
 
+# The comparisons ``_evaluate`` can decide (``x < 1`` is not simple).
+_EVALUATED = (ast.Eq, ast.Is, ast.NotEq, ast.IsNot, ast.In, ast.NotIn)
+
+
 def _subject_and_constants(test: ast.expr, out: dict[str, list]) -> bool:
     """Collect (subject dump -> constants) of a simple test; False when the test is not simple."""
     if isinstance(test, ast.BoolOp):
         return all(_subject_and_constants(v, out) for v in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _subject_and_constants(test.operand, out)
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], _EVALUATED):
         left, right = test.left, test.comparators[0]
         if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
             left, right = right, left

@@ -15,8 +15,10 @@ from prreport.analyzers._modimports import (
     newly_module_level,
     parents,
 )
+from prreport.analyzers._pyscope import ImportBinding as ScopedBinding
 from prreport.analyzers.imports import scope_index
 from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 
 
@@ -32,6 +34,8 @@ class _Hoist:
     # The importer already loaded the target at module level before the change (another name
     # of the same module, or the same import moved within the module): no new cycle.
     preexisting: bool = False
+    # The target is first-party but has no source in the tree (a partial tree, a generated file).
+    unresolved: bool = False
 
 
 @dataclass
@@ -43,15 +47,17 @@ class _Exploration:
     target_external: list[str] = field(default_factory=list)
     explored: set[str] = field(default_factory=set)
     missing: set[str] = field(default_factory=set)  # paths not fetched yet
-    unavailable: set[str] = field(default_factory=set)  # modules absent or unparseable at head
+    unavailable: set[str] = field(default_factory=set)  # first-party modules with no source
+    unparseable: set[str] = field(default_factory=set)  # paths that do not parse at head
     truncated: bool = False
+    external: set[str] = field(default_factory=set)  # top-level third-party names, whole walk
     ancestor: bool = False  # the target is a package of the importer: already in sys.modules
 
 
-def _index(
-    bundle: PullRequestBundle, sources: SourceFiles, first_party: tuple[str, ...]
-) -> ModuleIndex:
-    paths = bundle.head_paths or tuple(f.path for f in bundle.files)
+def module_index(sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
+    """The repository's module index (head paths; the changed files alone on a partial tree)."""
+    bundle = sources.bundle
+    paths = (*bundle.head_paths, *(f.path for f in bundle.files if f.after is not None))
     return sources.memo(
         "", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party)
     )
@@ -77,8 +83,16 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
         )
         loaded_before = _targets(index, before, importer, f.before_path)
         by_target: dict[str, list[ImportBinding]] = {}
+        missing: set[str] = set()
         for b in newly_module_level(before, after):
             target = index.target(b, importer, f.path)
+            if target is None:
+                target = index.unresolved(b, importer, f.path)
+                if target is not None:
+                    missing.add(target)
+            # an ancestor package is in sys.modules already: no source needed to know that
+            if target in missing and target in parents(importer):
+                continue
             if target and target != importer:
                 by_target.setdefault(target, []).append(b)
         for target, bindings in sorted(by_target.items()):
@@ -88,7 +102,9 @@ def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex)
             preexisting = target in loaded_before[True] or (
                 target in loaded_before[False] and not any(b.top_level for b in bindings)
             )
-            out.append(_Hoist(f, importer, target, ordered, hoisted, preexisting))
+            out.append(
+                _Hoist(f, importer, target, ordered, hoisted, preexisting, target in missing)
+            )
     return out
 
 
@@ -98,12 +114,26 @@ def _targets(
     """First-party modules a module loaded at import time: {True: unconditionally, False: any}."""
     out: dict[bool, set[str]] = {True: set(), False: set()}
     for b in module_level_imports(tree) if tree is not None else ():
-        target = index.target(b, importer, path)
+        target = index.target(b, importer, path) or index.unresolved(b, importer, path)
         if target:
             out[False].add(target)
             if b.top_level:
                 out[True].add(target)
     return out
+
+
+def as_module_binding(b: ScopedBinding) -> ImportBinding:
+    """A scope-index import binding in the form the module index resolves."""
+    return ImportBinding(
+        b.module[b.level :] if b.is_from else b.module,
+        b.level,
+        (b.name or "") if b.is_from else "",
+        b.alias or "",
+        b.bound,
+        b.line,
+        b.stmt_line,
+        False,
+    )
 
 
 def _lazy_targets(sources: SourceFiles, index: ModuleIndex, importer: str, path: str) -> set[str]:
@@ -113,17 +143,7 @@ def _lazy_targets(sources: SourceFiles, index: ModuleIndex, importer: str, path:
     for b in ix.imports if ix else ():
         if b.at_module_level:
             continue
-        mb = ImportBinding(
-            b.module[b.level :] if b.is_from else b.module,
-            b.level,
-            (b.name or "") if b.is_from else "",
-            b.alias or "",
-            b.bound,
-            b.line,
-            b.stmt_line,
-            False,
-        )
-        target = index.target(mb, importer, path)
+        target = index.target(as_module_binding(b), importer, path)
         if target:
             out.add(target)
     return out
@@ -154,14 +174,16 @@ def _load(
     return sources.tree(path, "head"), True
 
 
-def _explore(
-    bundle: PullRequestBundle,
-    sources: SourceFiles,
-    index: ModuleIndex,
-    importer: str,
-    target: str,
-    depth: int,
+def explore(
+    sources: SourceFiles, index: ModuleIndex, importer: str, target: str, depth: int
 ) -> _Exploration:
+    """Walk what a new module-level import of ``target`` in ``importer`` newly runs.
+
+    The importer's packages are in ``sys.modules`` already (initialised or initialising), so
+    the walk starts at the target's packages that are not the importer's and the target, and
+    follows module-level first-party imports (``depth`` hops) looking for the importer.
+    """
+    bundle = sources.bundle
     ex = _Exploration()
     # The importer's own packages are in sys.modules before it runs (being initialised), so
     # importing them again runs nothing: reaching them is no cycle. Reaching the importer is.
@@ -186,7 +208,7 @@ def _explore(
             ex.missing.add(path)
             continue
         if tree is None:
-            ex.unavailable.add(module)
+            ex.unparseable.add(path)
             continue
         ex.explored.add(module)
         edges: list[str] = []
@@ -198,8 +220,13 @@ def _explore(
             if dest is None:
                 if not index.is_first_party(absolute):
                     external.add(absolute)
-                else:
-                    first_party.add(absolute)
+                    ex.external.add(absolute.split(".")[0])
+                    continue
+                first_party.add(absolute)
+                # first-party but no source to read (a partial tree, a generated module)
+                lost = index.unresolved(b, module, path)
+                if lost and lost not in settled and lost != importer:
+                    ex.unavailable.add(lost)
                 continue
             first_party.add(dest)
             # The importer is in sys.modules while it runs too: importing one of its submodules
@@ -241,7 +268,7 @@ def _judge(
             "cycle.safe",
             f"{h.target} is a package of {h.importer}: already initialising, runs nothing",
         )
-    if ex.chain and h.preexisting:
+    if h.preexisting:
         # The importer loaded the target at module level before: the change adds no cycle
         # (whatever loop exists, it ran the same way before).
         details["existing_chain"] = ex.chain
@@ -251,16 +278,29 @@ def _judge(
         return "cycle.risk", " -> ".join(ex.chain)
     if h.target not in ex.explored:
         # A walk that could not finish proves nothing: say so, never "safe".
-        return "cycle.unchecked", f"{h.target}: source unavailable"
+        details["target_missing"] = True
+        return "cycle.unchecked", f"{h.target}: not verified, its source is not in the tree"
     if not complete:
-        reached = ", ".join(unavailable or ["depth limit"])
-        return "cycle.unchecked", f"{h.target}: import walk incomplete ({reached})"
+        why = [*unavailable, *sorted(ex.unparseable)]
+        if ex.truncated:
+            why.append(f"depth limit {details['depth']}")
+        return (
+            "cycle.unchecked",
+            f"{h.target}: not verified, import walk incomplete ({', '.join(why)})",
+        )
     return "cycle.safe", f"{h.target} does not import {h.importer}"
 
 
-def _forbidden(importer: str, target: str, explored: Iterable[str]) -> str:
-    """The widest package of the importer that excludes the target and everything it loads."""
-    loaded = set(explored) | {target}
+def _complete(ex: _Exploration) -> bool:
+    return not (ex.truncated or ex.missing or ex.unavailable or ex.unparseable)
+
+
+def _forbidden(importer: str, target: str, ex: _Exploration) -> str:
+    """What the target must keep not importing: the root package when it imports nothing
+    first-party, else the widest package of the importer that excludes all it loads."""
+    if not ex.target_imports:
+        return target.split(".")[0]
+    loaded = set(ex.explored) | {target}
     for pkg in [*parents(importer), importer]:
         inside = lambda m, p=pkg: m == p or m.startswith(p + ".")  # noqa: E731
         if not any(inside(m) for m in loaded):
@@ -268,13 +308,41 @@ def _forbidden(importer: str, target: str, explored: Iterable[str]) -> str:
     return importer
 
 
-def contract_texts(module: str, forbidden: list[str]) -> tuple[str, str]:
-    """Ready-to-paste import-linter ``forbidden`` contract: (pyproject TOML, INI)."""
-    name = f"{module} must not import {', '.join(forbidden)} (they import it at module level)"
-    toml_list = ", ".join(f'"{m}"' for m in forbidden)
+def enforceable(module: str, forbidden: list[str], index: ModuleIndex) -> list[str]:
+    """``forbidden`` as import-linter can check it: a package above ``module`` is replaced by
+    everything in it outside ``module``'s own line of packages (import-linter cannot forbid a
+    module its own ancestor, and those are loaded already anyway)."""
+    out: set[str] = set()
+    for f in forbidden:
+        if not module.startswith(f + "."):
+            out.add(f)
+            continue
+        line = [p for p in parents(module) if p == f or p.startswith(f + ".")] + [module]
+        for pkg, keep in zip(line, line[1:], strict=False):
+            out.update(c for c in index.children(pkg) if c != keep)
+    return sorted(out)
+
+
+def contract_texts(
+    module: str, forbidden: list[str], checked: list[str] | None = None
+) -> tuple[str, str]:
+    """Ready-to-paste import-linter ``forbidden`` contract: (pyproject TOML, INI).
+
+    ``checked`` is the list import-linter is given (see ``enforceable``); ``forbidden`` by default.
+    """
+    what = ", ".join(forbidden)
+    name = f"{module} must not import {what} (a hoisted import of it relies on this)"
+    checked = forbidden if checked is None else checked
+    toml_list = ", ".join(f'"{m}"' for m in checked)
+    if len(checked) > 2:
+        toml_list = "\n" + "".join(f'    "{m}",\n' for m in checked)
     root = module.split(".")[0]
+    note = ""
+    if checked != forbidden:
+        note = f"# that is, {what} outside the packages above {module} (loaded already)\n"
     toml = (
         f'# needs root_packages = ["{root}"] (or root_package) under [tool.importlinter]\n'
+        f"{note}"
         "[[tool.importlinter.contracts]]\n"
         f'name = "{name}"\n'
         'type = "forbidden"\n'
@@ -284,12 +352,13 @@ def contract_texts(module: str, forbidden: list[str]) -> tuple[str, str]:
     ident = module.rsplit(".", 1)[-1].replace("_", "-")
     ini = (
         f"# needs root_packages = {root} under [importlinter]\n"
+        f"{note}"
         f"[importlinter:contract:{ident}-no-cycle]\n"
         f"name = {name}\n"
         "type = forbidden\n"
         "source_modules =\n"
         f"    {module}\n"
-        "forbidden_modules =\n" + "".join(f"    {m}\n" for m in forbidden)
+        "forbidden_modules =\n" + "".join(f"    {m}\n" for m in checked)
     )
     return toml, ini
 
@@ -308,7 +377,7 @@ class CycleAnalyzer(Analyzer):
     def _walks(
         self, bundle: PullRequestBundle, sources: SourceFiles
     ) -> list[tuple[_Hoist, _Exploration]]:
-        index = _index(bundle, sources, self.config.first_party)
+        index = module_index(sources, self.config.first_party)
         depth = max(1, self.config.cycle_depth)
 
         def build() -> list[tuple[_Hoist, _Exploration]]:
@@ -317,7 +386,7 @@ class CycleAnalyzer(Analyzer):
             for h in _hoists(bundle, sources, index):
                 key = (h.importer, h.target)
                 if key not in cache:
-                    cache[key] = _explore(bundle, sources, index, h.importer, h.target, depth)
+                    cache[key] = explore(sources, index, h.importer, h.target, depth)
                 out.append((h, cache[key]))
             return out
 
@@ -337,7 +406,7 @@ class CycleAnalyzer(Analyzer):
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``cycle.safe``/``cycle.risk`` per (importer, target) and ``contract.implicit`` per target."""
-        index = _index(bundle, sources, self.config.first_party)
+        index = module_index(sources, self.config.first_party)
         depth = max(1, self.config.cycle_depth)
         findings: list[Finding] = []
         safe_by_target: dict[str, list[tuple[_Hoist, _Exploration]]] = {}
@@ -345,13 +414,20 @@ class CycleAnalyzer(Analyzer):
             target_path = index.path_of(h.target) or ""
             names = [b.bound for b in h.bindings]
             unavailable = sorted(ex.unavailable | {index.module_of(p) or p for p in ex.missing})
-            complete = not (ex.truncated or ex.missing or ex.unavailable)
-            details = {
+            complete = _complete(ex)
+            details: dict[str, object] = {
                 "importer_module": h.importer,
                 "target_module": h.target,
                 "target_path": target_path,
                 "target_imports": ex.target_imports,
                 "target_external_imports": ex.target_external,
+                # Everything the target imports at module level, when its source was read
+                # (what a PR's "it imports only the standard library and X" is checked against).
+                "target_module_imports": (
+                    sorted({*ex.target_imports, *ex.target_external})
+                    if h.target in ex.explored
+                    else None
+                ),
                 "chain": ex.chain,
                 "depth": depth,
                 "names": names,
@@ -359,6 +435,8 @@ class CycleAnalyzer(Analyzer):
                 "lines": [b.line for b in h.bindings],
                 "explored": sorted(ex.explored),
                 "unavailable": unavailable,
+                "unparseable": sorted(ex.unparseable),
+                "depth_limited": ex.truncated,
                 "complete": complete,
             }
             if h.preexisting:
@@ -368,15 +446,25 @@ class CycleAnalyzer(Analyzer):
                 Finding(kind, h.file.path, h.bindings[0].line, h.target, message, details)
             )
             # A new dependency of a new file rests on nothing that held before; a hoist or a
-            # new import in an existing module rests on the target never importing back.
-            plain_safe = kind == "cycle.safe" and not ex.ancestor and not ex.chain
-            if plain_safe and complete and h.file.before is not None:
+            # new import in an existing module rests on the target never importing back. The
+            # target's own imports are known even when something deeper was not: the contract
+            # states what the hoist relies on today.
+            relies = kind in ("cycle.safe", "cycle.unchecked") and h.target in ex.explored
+            if (
+                relies
+                and not (ex.ancestor or ex.chain)
+                and h.file.before is not None
+                and category(h.file.path) == "source"
+            ):
                 safe_by_target.setdefault(h.target, []).append((h, ex))
         for target, items in sorted(safe_by_target.items()):
             if any(f.kind == "cycle.risk" and f.symbol == target for f in findings):
                 continue
-            forbidden = sorted({_forbidden(h.importer, target, ex.explored) for h, ex in items})
-            toml, ini = contract_texts(target, forbidden)
+            forbidden = sorted({_forbidden(h.importer, target, ex) for h, ex in items})
+            if target.split(".")[0] in forbidden:
+                forbidden = [target.split(".")[0]]  # the root covers every importer's package
+            checked = enforceable(target, forbidden, index)
+            toml, ini = contract_texts(target, forbidden, checked)
             importers = sorted({h.file.path for h, _ in items})
             findings.append(
                 Finding(
@@ -389,12 +477,15 @@ class CycleAnalyzer(Analyzer):
                         "module": target,
                         "module_path": index.path_of(target) or "",
                         "forbidden": forbidden,
+                        "forbidden_checked": checked,
                         "root_package": target.split(".")[0],
                         "importers": importers,
                         "importer_modules": sorted({h.importer for h, _ in items}),
                         "contract": toml,
                         "contract_toml": toml,
                         "contract_ini": ini,
+                        "target_imports_first_party": bool(items[0][1].target_imports),
+                        "verified": all(_complete(ex) for _h, ex in items),
                     },
                 )
             )

@@ -21,6 +21,7 @@ from prreport.analyzers._defs import (
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
+from prreport.textlines import split_lines
 
 
 def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
@@ -159,7 +160,7 @@ def _base_references(
         if path in changed or not line.isdigit():
             continue
         text = sources.text(path, "head")
-        rows = text.splitlines() if text else []
+        rows = split_lines(text) if text else []
         row = rows[int(line) - 1] if 0 < int(line) <= len(rows) else None
         if row is not None and (row.lstrip().startswith("#") or _definition_line(row, d.name)):
             continue
@@ -167,7 +168,7 @@ def _base_references(
     for f in bundle.files:
         if f.before is None or not f.before_path.endswith(".py"):
             continue
-        rows = f.before.splitlines()
+        rows = split_lines(f.before)
         for n in word_hits(f.before, d.name):
             if f.before_path == d.path and d.start <= n <= d.end:
                 continue
@@ -183,7 +184,7 @@ def _own_setup(text: str | None, d: Definition, removed: Iterable[int]) -> list[
     """Removed lines right after a removed constant that only configure it (``NAME.attr = ...``)."""
     if d.kind not in ("constant", "import") or not text:
         return []
-    rows = text.splitlines()
+    rows = split_lines(text)
     gone = set(removed)
     setup = re.compile(rf"\s*{re.escape(d.name)}\.\w+\s*=")
     out: list[int] = []

@@ -25,6 +25,7 @@ from prreport.analyzers._expand import OrdinalNames, expansion_finding, site_pai
 from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.textlines import split_lines
 
 _ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
 
@@ -147,7 +148,7 @@ class ExtractedAnalyzer(Analyzer):
         if not body:
             return []
         f_new_text = sources.text(new.path, "after") or ""
-        lines = f_new_text.splitlines(keepends=True)
+        lines = split_lines(f_new_text, keepends=True)
         body_text = segment(lines, body[0].lineno, body[-1].end_lineno or body[-1].lineno)
         keep = _globals(sources, new.path, "after")
         shape = [type(x) for x in body]
@@ -157,7 +158,7 @@ class ExtractedAnalyzer(Analyzer):
             if tree is None or f.after is None:
                 continue
             added = set(sources.changed(f).added)
-            before_lines = (f.before or "").splitlines(keepends=True)
+            before_lines = split_lines(f.before or "", keepends=True)
             after_defs = file_index(sources, f.path, "after")
             for scope, stmts in _statement_lists(tree, ""):
                 i = 0
@@ -393,7 +394,7 @@ def _only_replaced(
     calls: Sequence[ast.AST],
 ) -> bool:
     """True when the holder's only change is the copied run replaced by one statement calling the helper."""
-    after_lines = after_text.splitlines(keepends=True)
+    after_lines = split_lines(after_text, keepends=True)
     stmt = _statement_of(holder_after.node, calls[0]) if len(calls) == 1 else None
     if stmt is None:
         return False

@@ -13,6 +13,7 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._pyscope import MODULE_SCOPE, ImportBinding, PathIndex, ScopeIndex, index
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.textlines import split_lines
 
 Line = tuple[str, str, int]
 
@@ -545,7 +546,7 @@ def _blank_neighbours(lines: list[str], first: int, last: int, changed: set[int]
 def _lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:
     """Lines of one side of a changed file (split once, not once per import)."""
     text = f.before if side == "before" else f.after
-    lines: list[str] = sources.memo(f.path, side, "lines", lambda: (text or "").split("\n"))
+    lines: list[str] = sources.memo(f.path, side, "lines", lambda: split_lines(text or ""))
     return lines
 
 
@@ -564,6 +565,8 @@ class _Statements:
         self.members: dict[tuple[str, str], dict[Stmt, list[ImportBinding]]] = {}
         self.moving: dict[tuple[str, str], set[int]] = {}  # ids of bindings that move
         self.partner: dict[tuple[str, str], dict[int, tuple[str, ImportBinding]]] = {}
+        self._changed_sets: dict[tuple[str, str], set[int]] = {}
+        self._shared_given: set[tuple[str, str, Stmt]] = set()
         for path, f in self.files.items():
             for side, ix_path in (("-", f.before_path), ("+", f.path)):
                 present = f.before if side == "-" else f.after
@@ -588,18 +591,36 @@ class _Statements:
                 self.moving.setdefault((m.path, "+"), set()).add(id(a))
 
     def _changed(self, path: str, side: str) -> set[int]:
-        ch = self.sources.changed(self.files[path])
-        return set(ch.removed if side == "-" else ch.added)
+        key = (path, side)
+        if key not in self._changed_sets:
+            ch = self.sources.changed(self.files[path])
+            self._changed_sets[key] = set(ch.removed if side == "-" else ch.added)
+        return self._changed_sets[key]
 
     def lines(self, path: str, side: str, b: ImportBinding) -> set[Line]:
-        """Changed lines explained by ``b`` moving: its statement, blank lines, counterparts."""
+        """Changed lines explained by ``b`` moving: its statement, blank lines, counterparts.
+
+        The lines a statement shares (its header, blank neighbours, counterparts) go to the
+        first of its bindings asked about; later ones add their own lines only. The union is
+        the same, and a block of n hoisted names costs n lines, not n * n.
+        """
         if path not in self.files:
             return set()
-        f = self.files[path]
         changed = self._changed(path, side)
+        own = {(path, side, n) for n in range(b.line, b.end_line + 1) if n in changed}
+        key = (path, side, _stmt_id(b))
+        if key in self._shared_given:
+            return own
+        self._shared_given.add(key)
+        return own | self._statement_lines(path, side, b, changed)
+
+    def _statement_lines(
+        self, path: str, side: str, b: ImportBinding, changed: set[int]
+    ) -> set[Line]:
+        f = self.files[path]
         stmt = self.members[(path, side)].get(_stmt_id(b), [b])
-        rng = set(range(b.stmt_line, b.stmt_end_line + 1))
-        out = {(path, side, n) for n in rng & changed}
+        rng = range(b.stmt_line, b.stmt_end_line + 1)
+        out = {(path, side, n) for n in rng if n in changed}
         moving = self.moving.get((path, side), set())
         if all(id(x) in moving for x in stmt):
             text = _lines(self.sources, f, "before" if side == "-" else "after")
@@ -613,9 +634,13 @@ class _Statements:
                 out.add((path, side, g.line))
         other = "+" if side == "-" else "-"
         partners = self.partner.get((path, side), {})
+        seen: set[tuple[str, int]] = set()
         for x in stmt:
             if id(x) in partners:
                 ppath, p = partners[id(x)]
+                if (ppath, p.stmt_line) in seen:
+                    continue  # one counterpart statement, many names
+                seen.add((ppath, p.stmt_line))
                 pchanged = self._changed(ppath, other)
                 out |= {
                     (ppath, other, n)

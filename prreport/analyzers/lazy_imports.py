@@ -2,31 +2,64 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import posixpath
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._deps import metadata_files, required_imports
 from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
-from prreport.analyzers._pyscope import ImportBinding, PathIndex, ScopeIndex, index
+from prreport.analyzers._modimports import ModuleIndex
+from prreport.analyzers._pyscope import Guard, ImportBinding, ScopeIndex, index
+from prreport.analyzers.cycles import (
+    _complete,
+    _Exploration,
+    as_module_binding,
+    explore,
+    module_index,
+)
 from prreport.analyzers.imports import scope_index
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
 
 # A file named in the PR description: a path or a bare file name (``decode.py``).
 _NAMED_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.py)(?![\w/])")
-_PLATFORM = re.compile(
-    r"npu|cuda|rocm|hip|xpu|mps|device|platform|\bis_\w+|_is_\w+|isinstance|\bos\.name\b", re.I
-)
 _OPTIONAL = re.compile(r"\b(ImportError|ModuleNotFoundError)\b")
-HEAVY_MODULES = frozenset(
+# Backends of async, HTTP, compression and serialisation libraries that are installed by
+# choice: lazy unless the project declares them required.
+OPTIONAL_BACKENDS = frozenset(
     {
-        "torch", "tensorflow", "triton", "jax", "transformers", "vllm", "deepspeed", "scipy",
-        "pandas", "matplotlib", "sklearn", "cv2", "numba", "cupy", "flash_attn", "onnxruntime",
-        "tensorrt", "xformers", "apex", "sympy", "datasets", "accelerate", "sentencepiece",
+        "trio", "curio", "uvloop", "winloop", "gevent", "eventlet", "tornado", "twisted",
+        "brotli", "brotlicffi", "zstandard", "zstd", "lz4", "snappy", "h2", "h3", "socksio",
+        "socks", "httptools", "wsproto", "websockets", "orjson", "ujson", "simplejson",
+        "rapidjson", "msgpack", "cchardet", "chardet", "charset_normalizer", "idna", "certifi",
+        "cryptography", "OpenSSL", "watchfiles", "watchgod", "colorama", "pyperclip", "IPython",
+        "ipywidgets", "email_validator", "itsdangerous", "jinja2", "multipart", "uvicorn",
     }
 )  # fmt: skip
+# Words of a guard that name a platform, a device or a Python build.
+_PLATFORM_WORD = re.compile(
+    r"(?i)(?:^|_)(npu|cuda|rocm|hip|xpu|mps|hpu|tpu|gpu|device|platform|windows|win32|darwin|"
+    r"macos|linux|posix|pypy|cpython|jython)(?:$|_)"
+)
+_PLATFORM_NAMES = {"WINDOWS", "MACOS", "LINUX", "PY2", "PY3", "PYPY", "WIN", "IS_WIN"}
+_CAPABILITY = re.compile(r"^_?(is|has|IS|HAS|supports?|SUPPORTS?)_\w+$")
+_AVAILABLE = re.compile(r"^_?is_\w+_available$")  # transformers' is_torch_available(): a package
+# Reasons a PR description gives for keeping an import lazy.
+_STATED = (
+    ("cycle-avoidance", re.compile(r"(?i)\b(import[- ]cycle|cycl\w*|circular)")),
+    ("optional-dependency", re.compile(r"(?i)\b(optional|not installed|extras?\b)")),
+    ("heavy-dependency", re.compile(r"(?i)\b(heavy|slow to import|import[- ]time|startup)")),
+    (
+        "platform-guard",
+        re.compile(r"(?i)\b(npu|cuda|gpu|rocm|xpu|platform|windows|macos|device|hardware)"),
+    ),
+)
+_NEGATION = re.compile(r"(?i)\b(no|not|without|never)\W+(\w+\W+){0,2}$")
 
 
 def named_files(bundle: PullRequestBundle) -> list[str]:
@@ -88,51 +121,199 @@ def _lazy(ix: ScopeIndex) -> list[ImportBinding]:
     return [b for b in ix.imports if not b.at_module_level]
 
 
-def _imports_back(target: str, importer: str, sources: SourceFiles, paths: PathIndex) -> bool:
-    """True when the target module imports the importer at module level (a real cycle)."""
-    tx = _head_index(sources, target)
-    if tx is None:
-        return False
-    for b in tx.imports:
-        if (
-            b.at_module_level
-            and not b.type_checking
-            and paths.binding_target(b, target) == importer
+def _dotted(node: ast.expr) -> str:
+    """``a.b.c`` for a Name/Attribute chain (a call's function), else ""."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Call):
+        return _dotted(node.func)
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def _guard_expr(g: Guard) -> ast.expr | None:
+    if isinstance(g.node, ast.expr):
+        return g.node
+    try:
+        return ast.parse(g.text.removeprefix("not ").strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def _names_in(expr: ast.expr) -> list[str]:
+    """Dotted names and called names of a guard, leaving out ``isinstance(...)`` checks."""
+    out: list[str] = []
+
+    def walk(node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("isinstance", "issubclass"):
+            return
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = _dotted(node)
+            if name:
+                out.append(name)
+                return
+        for child in ast.iter_child_nodes(node):
+            walk(child)
+
+    walk(expr)
+    return out
+
+
+def _optional_flags(tree: ast.Module | None) -> set[str]:
+    """Module-level names that record whether a package is importable (``find_spec``, a
+    flag set in ``try: import x`` / ``except ImportError``)."""
+    out: set[str] = set()
+    for st in tree.body if tree is not None else ():
+        if isinstance(st, ast.Assign) and "find_spec" in ast.dump(st.value):
+            out.update(t.id for t in st.targets if isinstance(t, ast.Name))
+        elif isinstance(st, ast.Try) and any(
+            _OPTIONAL.search(ast.dump(h.type)) for h in st.handlers if h.type is not None
         ):
+            for part in (st.body, *(h.body for h in st.handlers)):
+                for sub in part:
+                    if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Constant):
+                        out.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+    return out
+
+
+def _optional_guard(g: Guard, flags: set[str]) -> bool:
+    if g.kind in ("try", "except") and _OPTIONAL.search(g.text):
+        return True
+    if g.kind not in ("if", "else"):
+        return False
+    expr = _guard_expr(g)
+    names = _names_in(expr) if expr is not None else []
+    return any(
+        n.rsplit(".", 1)[-1] == "find_spec" or _AVAILABLE.match(n.rsplit(".", 1)[-1]) or n in flags
+        for n in names
+    )
+
+
+def _platform_guard(g: Guard) -> bool:
+    """``sys.platform``, ``os.name``, ``platform.*()``, ``sys.version_info``, capability
+    predicates (``is_npu()``, ``torch.cuda.is_available()``, ``hasattr(...)``), device words;
+    not ``isinstance`` checks."""
+    if g.kind not in ("if", "else"):
+        return False
+    expr = _guard_expr(g)
+    for name in _names_in(expr) if expr is not None else []:
+        parts = name.split(".")
+        if name in ("sys.platform", "os.name", "sys.version_info", "sys.implementation"):
+            return True
+        if parts[0] == "platform" or name == "hasattr" or parts[-1] == "is_available":
+            return True
+        if parts[-1] in _PLATFORM_NAMES or _CAPABILITY.match(parts[-1]):
+            return True
+        if any(_PLATFORM_WORD.search(p) for p in parts):
             return True
     return False
 
 
-def reason_for(
-    b: ImportBinding, path: str, sources: SourceFiles, paths: PathIndex
-) -> tuple[str, str, str]:
-    """(reason, guard text, evidence) for keeping ``b`` lazy."""
+@dataclass(frozen=True)
+class _Context:
+    """What deciding a reason reads besides the import itself."""
+
+    sources: SourceFiles
+    index: ModuleIndex
+    depth: int
+    heavy: frozenset[str]
+    required: frozenset[str]
+    stated: dict[str, tuple[str, str]]  # module -> (reason, quote) from the PR text
+
+
+def _walk(b: ImportBinding, path: str, cx: _Context) -> tuple[str | None, _Exploration | None]:
+    """(first-party target, the cycle walk a hoist of it would take) or (None, None)."""
+    importer = cx.index.module_of(path)
+    mb = as_module_binding(b)
+    target = cx.index.target(mb, importer, path)
+    if target is None or importer is None or target == importer:
+        return target, None
+    return target, explore(cx.sources, cx.index, importer, target, cx.depth)
+
+
+def reason_for(b: ImportBinding, path: str, cx: _Context) -> tuple[str, str, str, dict[str, Any]]:
+    """(reason, guard text, evidence, extra details) for keeping ``b`` lazy."""
+    top = b.module.lstrip(".").split(".")[0]
+    flags = cx.sources.memo(
+        path, "head", "optional-flags", lambda: _optional_flags(cx.sources.tree(path, "head"))
+    )
+    target, ex = _walk(b, path, cx)
+    extra: dict[str, Any] = {"target_module": target or ""}
+    if ex is not None:
+        extra |= {
+            "cycle_chain": ex.chain,
+            "cycle_checked": _complete(ex),
+            "unavailable": sorted(ex.unavailable | ex.missing | ex.unparseable),
+        }
     if b.type_checking:
-        return ("type-checking", "TYPE_CHECKING", "under TYPE_CHECKING")
+        return ("type-checking", "TYPE_CHECKING", "under TYPE_CHECKING", extra)
     for g in reversed(b.context):
-        if g.kind in ("try", "except") and _OPTIONAL.search(g.text):
-            return ("optional-dependency", g.text, "try/except ImportError")
+        if _optional_guard(g, flags):
+            return ("optional-dependency", g.text, "importable only if installed", extra)
+    if not b.level and target is None and top in OPTIONAL_BACKENDS and top not in cx.required:
+        return ("optional-dependency", "", f"{top} is an optional backend, not required", extra)
+    if ex is not None and ex.chain:
+        handler = next((g.text for g in reversed(b.context) if g.kind == "except"), "")
+        return ("cycle-avoidance", handler, " -> ".join(ex.chain), extra)
     for g in reversed(b.context):
         if g.kind == "except":
-            return ("cycle-avoidance", g.text, "inside an except handler")
+            return ("cycle-avoidance", g.text, "inside an except handler", extra)
     for g in reversed(b.context):
-        if g.kind in ("if", "else") and _PLATFORM.search(g.text):
-            return ("platform-guard", g.text, "under a platform/device/type check")
-    target = paths.binding_target(b, path)
-    if target is not None and _imports_back(target, path, sources, paths):
-        return ("cycle-avoidance", "", f"{target} imports {path} at module level")
-    if b.module.lstrip(".").split(".")[0] in HEAVY_MODULES and not b.level:
-        return ("heavy-dependency", "", f"{b.module.split('.')[0]} is a heavy dependency")
-    return ("hoistable", "", "")
+        if _platform_guard(g):
+            return ("platform-guard", g.text, "under a platform/device/capability check", extra)
+    if not b.level and target is None and top in cx.heavy:
+        return ("heavy-dependency", "", f"{top} is a heavy dependency", extra)
+    heavy = sorted(ex.external & cx.heavy) if ex is not None else []
+    if heavy:
+        return ("heavy-dependency", "", f"{target} imports {', '.join(heavy)}", extra)
+    stated = cx.stated.get(target or b.module)
+    if stated:
+        return (stated[0], "", f"the PR description: {stated[1]}", extra)
+    if ex is not None and not _complete(ex):
+        return ("unverified", "", "whether hoisting it closes an import cycle is unknown", extra)
+    return ("hoistable", "", "", extra)
 
 
-def _path_index(sources: SourceFiles) -> PathIndex:
-    return sources.memo("", "head", "path-index", lambda: PathIndex(sources.bundle.head_paths))
+def _words(b: ImportBinding, target: str | None) -> set[str]:
+    mod = b.module.lstrip(".")
+    return {b.bound, b.name or "", mod, mod.rsplit(".", 1)[-1], target or ""} - {""}
 
 
 def _named_in(body: str, b: ImportBinding) -> bool:
-    words = {b.bound, b.name or "", b.module.lstrip(".")} - {""}
-    return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w])", body) for w in words)
+    return any(re.search(rf"(?<![\w.]){re.escape(w)}(?![\w])", body) for w in _words(b, None))
+
+
+def stated_reasons(
+    body: str, lazies: list[tuple[ImportBinding, str]]
+) -> dict[str, tuple[str, str]]:
+    """Module -> (reason, quoted line) for the lazy imports the PR text explains.
+
+    Each reason word in a line goes to the nearest import mentioned before it on that line
+    (else the first one after it); a negated word (``no cycle``) says nothing.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    for line in body.splitlines():
+        mentions: list[tuple[int, str]] = []
+        for b, module in lazies:
+            for w in _words(b, module):
+                for m in re.finditer(rf"(?<![\w.]){re.escape(w)}(?![\w])", line):
+                    mentions.append((m.start(), module))
+        if not mentions:
+            continue
+        mentions.sort()
+        for reason, pattern in _STATED:
+            for m in pattern.finditer(line):
+                if _NEGATION.search(line[: m.start()]):
+                    continue
+                before = [mod for pos, mod in mentions if pos < m.start()]
+                after = [mod for pos, mod in mentions if pos > m.start()]
+                module = before[-1] if before else after[0]
+                out.setdefault(module, (reason, line.strip().lstrip("-* ").strip()))
+    return out
 
 
 @register
@@ -145,25 +326,11 @@ class LazyImportsAnalyzer(Analyzer):
 
     name = "lazy-imports"
 
-    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
-        """Files named in the PR description, and the first-party targets of their lazy imports."""
-        changed = {f.path for f in bundle.files}
-        wanted = {p for p in named_files(bundle) if p not in changed}
-        paths = _path_index(sources)
-        for path, _ in _scanned(bundle, sources):
-            ix = _head_index(sources, path)
-            for b in _lazy(ix) if ix else ():
-                target = paths.binding_target(b, path)
-                if target is not None and target not in changed:
-                    wanted.add(target)
-        return ContextRequest(files=frozenset(wanted))
-
-    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
-        """Emit ``lazy-import.retained`` per function-local import in scanned files."""
-        paths = _path_index(sources)
-        body = bundle.pr.body or ""
-        findings = []
-        budget = self.config.max_followups  # each codemod re-prints a whole file: keep it bounded
+    def _retained(
+        self, bundle: PullRequestBundle, sources: SourceFiles
+    ) -> list[tuple[str, bool, list[ImportBinding]]]:
+        """(path, is_changed, lazy imports already lazy before) per scanned file."""
+        out = []
         for path, is_changed in _scanned(bundle, sources):
             ix = _head_index(sources, path)
             if ix is None:
@@ -178,15 +345,56 @@ class LazyImportsAnalyzer(Analyzer):
                 )
                 # only imports that were already lazy before count as "retained"
                 before_keys = {(b.key, b.scope) for b in bx.imports} if bx else set()
+            kept = [b for b in _lazy(ix) if before_keys is None or (b.key, b.scope) in before_keys]
+            out.append((path, is_changed, kept))
+        return out
+
+    def _context(self, bundle: PullRequestBundle, sources: SourceFiles) -> _Context:
+        texts = {p: t for p in metadata_files(bundle.head_paths) if (t := sources.text(p, "head"))}
+        return _Context(
+            sources,
+            module_index(sources, self.config.first_party),
+            max(1, self.config.cycle_depth),
+            frozenset(self.config.heavy_packages),
+            required_imports(texts),
+            {},
+        )
+
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Files named in the PR description, project metadata when an optional backend is
+        imported lazily, and the files the cycle walk of each lazy import needs next."""
+        changed = {f.path for f in bundle.files}
+        wanted = {p for p in named_files(bundle) if p not in changed}
+        cx = self._context(bundle, sources)
+        for path, _changed, kept in self._retained(bundle, sources):
+            for b in kept:
+                if b.module.lstrip(".").split(".")[0] in OPTIONAL_BACKENDS:
+                    wanted.update(metadata_files(bundle.head_paths))
+                _target, ex = _walk(b, path, cx)
+                if ex is not None:
+                    wanted |= ex.missing
+        return ContextRequest(files=frozenset(wanted - changed))
+
+    def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
+        """Emit ``lazy-import.retained`` per function-local import in scanned files."""
+        body = bundle.pr.body or ""
+        findings = []
+        budget = self.config.max_followups  # each codemod re-prints a whole file: keep it bounded
+        cx = self._context(bundle, sources)
+        retained = self._retained(bundle, sources)
+        lazies = [(b, _walk(b, p, cx)[0] or b.module) for p, _c, kept in retained for b in kept]
+        cx = dataclasses.replace(cx, stated=stated_reasons(body, lazies))
+        for path, is_changed, kept in retained:
             text = sources.text(path, "after" if is_changed else "head") or ""
             diffs: dict[int, str] = {}
             wrapper: list[Any] = []  # the libcst parse of ``text``, made on first use only
-            for b in _lazy(ix):
-                if before_keys is not None and (b.key, b.scope) not in before_keys:
-                    continue
-                reason, guard, evidence = reason_for(b, path, sources, paths)
-                target = paths.binding_target(b, path)
-                back = target is not None and _imports_back(target, path, sources, paths)
+            for b in kept:
+                reason, guard, evidence, extra = reason_for(b, path, cx)
+                target = (
+                    cx.index.path_of(extra["target_module"]) if extra["target_module"] else None
+                )
+                chain = extra.get("cycle_chain") or []
+                back = len(chain) == 3  # the target itself imports the importer back
                 followup = ""
                 skipped = False
                 if reason == "hoistable" and b.stmt_line not in diffs and budget <= 0:
@@ -214,6 +422,7 @@ class LazyImportsAnalyzer(Analyzer):
                     "named_in_description": _named_in(body, b),
                     "changed_file": is_changed,
                     "followup_diff": followup,
+                    **extra,
                 }
                 if skipped:
                     details["followup_skipped"] = True  # over analysis.max_followups

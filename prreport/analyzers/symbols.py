@@ -26,6 +26,7 @@ from prreport.analyzers._defs import (
 )
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import ContextRequest, Finding
+from prreport.textlines import split_lines
 
 _FAMILY = {"function": "callable", "method": "callable", "class": "class"}
 
@@ -327,7 +328,7 @@ def _stale_references(
     for hit in sorted(set(hits)):
         path, _, line = hit.rpartition(":")
         text = sources.text(path, "head")
-        rows = text.splitlines() if text else []
+        rows = split_lines(text) if text else []
         row = rows[int(line) - 1] if line.isdigit() and 0 < int(line) <= len(rows) else None
         if row is None:
             if m.kind == "symbol.renamed":
@@ -365,8 +366,8 @@ def _updated_lines(
     out: list[tuple[str, str, int]] = []
     for f in sources.python_files():
         cl = sources.changed(f)
-        before = (f.before or "").splitlines()
-        after = (f.after or "").splitlines()
+        before = split_lines(f.before or "")
+        after = split_lines(f.after or "")
         # Equal rows (``@new_name`` on several classes) pair one to one, in order.
         added: dict[str, list[int]] = {}
         for n in cl.added:

@@ -13,20 +13,27 @@ from typing import Any
 import click
 
 from prreport.cli.options import (
-    _run,
+    HELP_SETTINGS,
     config_option,
     debug_option,
     fail_on_option,
+    format_option,
     github_api_url_option,
     lang_option,
+    langs_of,
     make_source,
     no_http_cache_option,
+    out_option,
+    parse_gate,
+    quiet_option,
     report_config,
-    report_out_option,
+    resolve_target,
+    run,
+    version_option,
 )
 from prreport.config import Config
 from prreport.errors import ConfigError, OutputError
-from prreport.gate import gate_failure, parse_fail_on
+from prreport.gate import FailOn, gate_failure
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
 
@@ -37,17 +44,19 @@ nothing. Only a comment written by the token's own user is ever edited.
 Inside GitHub Actions the report is also appended to the job summary, and
 the repository, API URL and PR number come from GITHUB_REPOSITORY,
 GITHUB_API_URL and the event (GITHUB_EVENT_PATH), so no argument is needed.
-The token is read from GITHUB_TOKEN (or GH_TOKEN).
+The token is read from GITHUB_TOKEN (or GH_TOKEN), and checked before
+anything is rendered. N may be a PR URL.
 
 \b
 Examples:
   prreport comment 35980 --github sgl-project/sglang --dry-run
+  prreport comment https://github.com/sgl-project/sglang/pull/35980
   prreport comment 35980 --github sgl-project/sglang --repo ~/src/sglang
   prreport comment --fail-on cycle.risk,guard.dropped       (in Actions)
   prreport comment 12 --from-file report.md --head-sha SHA  (post a rendered report)
 
 \b
-Exit status: 0, or 1 when --fail-on finds a listed finding kind (after
+Exit status: 0, or 1 when --fail-on finds what it lists (after
 posting), or 2 for an error you can fix.
 """
 
@@ -118,13 +127,13 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
         raise OutputError(f"cannot append to GITHUB_OUTPUT {path}: {exc.strerror}") from None
 
 
-@click.command("comment", help=_HELP)
+@click.command("comment", help=_HELP, context_settings=HELP_SETTINGS)
 @click.argument("number", required=False, metavar="[N]")
 @click.option(
     "--github",
     "github_repo",
     metavar="OWNER/NAME",
-    help="Repository of the PR (default: $GITHUB_REPOSITORY).",
+    help="Repository of the PR, OWNER/NAME or a PR URL (default: $GITHUB_REPOSITORY).",
 )
 @github_api_url_option
 @click.option(
@@ -153,15 +162,9 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
     metavar="SHA",
     help="Post only if the PR's head is this commit (default in a workflow_run: the run's head_sha).",
 )
-@click.option(
-    "--format",
-    "formats",
-    metavar="LIST",
-    help="Report files to write as well: md, html, json (default: md,json).",
-)
-@report_out_option
+@format_option("report.formats, md,json")
+@out_option("files are named <owner>-<name>-pr-<N>")
 @lang_option
-@fail_on_option
 @click.option(
     "--artifact",
     metavar="NAME",
@@ -184,7 +187,10 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
 )
 @no_http_cache_option
 @config_option
+@quiet_option("comment")
+@fail_on_option
 @debug_option
+@version_option
 def comment_cmd(
     number: str | None,
     github_repo: str | None,
@@ -196,14 +202,15 @@ def comment_cmd(
     head_sha: str | None,
     formats: str | None,
     out_dir: str | None,
-    lang: str | None,
-    fail_on: str | None,
+    langs: str | None,
     artifact: str | None,
     report_url: str | None,
     dry_run: bool,
     no_post: bool,
     no_cache: bool | None,
     config_path: str | None,
+    quiet: bool | None,
+    fail_on: str | None,
     debug: bool,
 ) -> None:
     """Render the report and create, update or leave alone the PR's prreport comment."""
@@ -216,31 +223,42 @@ def comment_cmd(
 
         env = os.environ
         event = load_event(env)
-        kinds = parse_fail_on(fail_on)
-        _check_flags(from_file, bool(repo or bundle_path or target), bool(kinds), head_sha)
+        gate = parse_gate(fail_on)
+        _check_flags(from_file, bool(repo or bundle_path or target), bool(gate.items), head_sha)
+        if out_dir == "-":
+            raise ConfigError(
+                "--out -: comment posts the report; use 'prreport --out -' to print it"
+            )
+        lang_list = langs_of(langs)
+        number_, github_, api_url = resolve_target(number, github_repo, github_api_url)
         config = report_config(
             config_path,
             formats=formats,
             out_dir=out_dir,
-            lang=lang,
+            langs=lang_list,
             repo=repo,
-            github_repo=github_repo,
-            github_api_url=github_api_url,
+            github_repo=github_,
+            github_api_url=api_url,
             no_cache=no_cache,
+            quiet=quiet,
         )
         post_repo = config.github.repo or env.get("GITHUB_REPOSITORY", "")
         if post_repo and post_repo.count("/") != 1:
             raise ConfigError(f"--github: expected OWNER/NAME, got {post_repo!r}")
-        pr_number = _parse_number(number) or event_pr_number(event)
+        pr_number = _parse_number(number_) or event_pr_number(event)
         lang_ = config.report.lang
+        if not dry_run and not no_post:
+            # Before the (slow) rendering: a run that cannot post should fail at once.
+            _check_can_post(post_repo, pr_number, env)
 
         written: dict[str, str] = {}
         found_kinds: list[str] = []
+        found_risks: list[tuple[str, str]] = []
         if from_file:
             report = shown = _read_report(from_file)
         else:
-            report, shown, written, found_kinds, rendered_number = _render(
-                config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug, kinds
+            report, shown, written, found_kinds, found_risks, rendered_number = _render(
+                config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug, gate
             )
             pr_number = pr_number or rendered_number
 
@@ -257,9 +275,10 @@ def comment_cmd(
 
         if dry_run:
             dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
-            from prreport.render.escape import terminal_text
+            if not config.report.quiet:
+                from prreport.render.escape import terminal_text
 
-            click.echo(terminal_text(comment), nl=False)
+                click.echo(terminal_text(comment), nl=False)
             click.echo(
                 f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
                 err=True,
@@ -273,13 +292,13 @@ def comment_cmd(
                 outputs.update(_post(config, post_repo, pr_number, comment, expect, env))
             _set_outputs(env, outputs)
 
-        failure = gate_failure(kinds, found_kinds)
+        failure = gate_failure(gate, found_kinds, found_risks)
         if failure:
             click.echo(failure, err=True)
             return 1
         return 0
 
-    _run(debug, body)
+    run(debug, body)
 
 
 def _check_flags(from_file: str | None, renders: bool, fail_on: bool, head_sha: str | None) -> None:
@@ -317,12 +336,7 @@ def _post(
     """Create, update or leave alone the PR's comment; returns the action's outputs."""
     from prreport.publish.comment import CommentPublisher
 
-    if not post_repo:
-        raise ConfigError(
-            "no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)"
-        )
-    if pr_number is None:
-        raise ConfigError("no PR number: pass N, or run on a pull_request / workflow_run event")
+    assert pr_number is not None  # checked by _check_can_post
     token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
     publisher = CommentPublisher(post_repo, token, config.github)
     try:
@@ -343,6 +357,20 @@ def _post(
     }
 
 
+def _check_can_post(post_repo: str, pr_number: int | None, env: Mapping[str, str]) -> None:
+    """A repository, a PR number and a token: what posting needs, checked before rendering."""
+    if not post_repo:
+        raise ConfigError(
+            "no repository to comment on: pass --github OWNER/NAME (or set GITHUB_REPOSITORY)"
+        )
+    if pr_number is None:
+        raise ConfigError("no PR number: pass N, or run on a pull_request / workflow_run event")
+    if not (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN")):
+        raise ConfigError(
+            "no GitHub token to post the comment: set GITHUB_TOKEN (or GH_TOKEN), or use --dry-run or --no-post"
+        )
+
+
 def _event_head(event: Mapping[str, Any]) -> str | None:
     """In a workflow_run, the commit the rendering run saw: post only while it is still the PR head."""
     run = event.get("workflow_run")
@@ -360,14 +388,13 @@ def _render(
     bundle_path: str | None,
     dry_run: bool,
     debug: bool,
-    kinds: tuple[str, ...] = (),
-) -> tuple[str, str, dict[str, str], list[str], int | None]:
-    """Run the pipeline; returns (report, comment, written paths by format, finding kinds, PR number).
+    gate: FailOn | None = None,
+) -> tuple[str, str, dict[str, str], list[str], list[tuple[str, str]], int | None]:
+    """Run the pipeline; returns (report, comment, written paths, finding kinds, risks, PR number).
 
     The comment Markdown is written next to the report as ``*.comment.md`` (what a fork-safe
     posting job sends with ``--from-file``).
     """
-    from prreport.gate import gate
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
     from prreport.publish.comment import marker_hash
@@ -375,10 +402,14 @@ def _render(
 
     if repo or bundle_path:
         # Render locally; the GitHub repository is only where the comment goes.
-        src_config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
+        src_config = dataclasses.replace(
+            config, report=dataclasses.replace(config.report, source="git")
+        )
     else:
         src_config = dataclasses.replace(
-            config, github=dataclasses.replace(config.github, repo=post_repo)
+            config,
+            report=dataclasses.replace(config.report, source="github"),
+            github=dataclasses.replace(config.github, repo=post_repo),
         )
     rev = target or (str(number) if number is not None else None)
     source = make_source(rev, bundle_path, src_config)
@@ -397,9 +428,10 @@ def _render(
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
     md_path = next((p for p in outputs if p.suffix == ".md"), None)
     md = outputs[md_path] if md_path else render_markdown(analysis.model, src_config.report.lang)
-    gate_view = (
-        {"kinds": list(kinds), "hits": gate(kinds, analysis.live_kinds())} if kinds else None
-    )
+    risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
+    gate_view = None
+    if gate is not None and gate.items:
+        gate_view = {"kinds": list(gate.items), "hits": gate.hits(analysis.live_kinds(), risks)}
     shown = render_comment(analysis.model, src_config.report.lang, gate_view)
     if md_path is not None:
         outputs[md_path.with_name(md_path.name[: -len(".md")] + ".comment.md")] = shown
@@ -409,4 +441,4 @@ def _render(
         for p in outputs:
             written["comment" if p.name.endswith(".comment.md") else p.suffix.lstrip(".")] = str(p)
             click.echo(f"wrote {p}", err=True)
-    return md, shown, written, analysis.live_kinds(), analysis.model.pr.get("number")
+    return md, shown, written, analysis.live_kinds(), risks, analysis.model.pr.get("number")

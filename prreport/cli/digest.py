@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Sequence
@@ -12,15 +11,28 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from prreport.cli.options import (
-    _run,
+    HELP_SETTINGS,
     config_option,
     debug_option,
+    exclusive_sources,
+    fail_on_option,
+    format_option,
     github_api_url_option,
+    lang_option,
+    langs_of,
+    no_http_cache_option,
+    out_option,
+    parse_gate,
     quiet_option,
+    resolve_target,
+    run,
     split_list,
+    to_stdout,
+    version_option,
 )
-from prreport.config import FORMATS, LANGS, Config, load_config
+from prreport.config import FORMATS, Config, load_config
 from prreport.errors import ConfigError
+from prreport.gate import FailOn
 
 if TYPE_CHECKING:
     from prreport.digest.build import Digest
@@ -43,9 +55,14 @@ With --publish issue, one issue per week is created or updated in place
 (found by a hidden marker); the token comes from GITHUB_TOKEN (or GH_TOKEN).
 
 \b
+With --fail-on, the exit status is 1 when any PR of the digest has what it
+lists (after writing the digest), as for 'prreport'.
+
+\b
 Examples:
   prreport digest --repo ~/src/sglang --week 2026-W34
   prreport digest --github sgl-project/sglang --lang en,zh
+  prreport digest --repo . --fail-on risk:high              (a CI gate)
   prreport digest --github OWNER/NAME --publish issue     (in Actions)
   prreport digest --from-json out/digests/o-n/2026-W34.json --github o/n --publish issue
 """
@@ -57,7 +74,7 @@ def _show_progress() -> bool:
     return sys.stderr.isatty() and not ci
 
 
-@click.command("digest", help=_HELP)
+@click.command("digest", help=_HELP, context_settings=HELP_SETTINGS)
 @click.option(
     "--week", metavar="YYYY-Www", help="ISO week, e.g. 2026-W34 (default: the last full week, UTC)."
 )
@@ -70,29 +87,14 @@ def _show_progress() -> bool:
     "--github", "github_repo", metavar="OWNER/NAME", help="Read the merged PRs from GitHub."
 )
 @github_api_url_option
-@click.option(
-    "--lang",
-    "langs",
-    metavar="LIST",
-    help="Languages, comma-separated: en, zh (default: the configured one).",
-)
-@click.option(
-    "--format",
-    "formats",
-    metavar="LIST",
-    help="Comma-separated formats: md, html, json (default: all three).",
-)
-@click.option(
-    "--out",
-    "out_dir",
-    metavar="DIR",
-    help="Directory under which digests/ is written (default: output/).",
-)
+@lang_option
+@format_option("md,html,json")
+@out_option("digests are written to <out>/digests/")
 @click.option(
     "--workers", type=int, metavar="N", help="PRs analysed at once (default: digest.workers)."
 )
 @click.option("--cache-dir", metavar="DIR", help="Analysis cache (default: digest.cache_dir).")
-@click.option("--no-cache", is_flag=True, help="Analyse every PR again; read and write no cache.")
+@no_http_cache_option
 @click.option(
     "--publish",
     type=click.Choice(["issue"]),
@@ -106,7 +108,9 @@ def _show_progress() -> bool:
 )
 @config_option
 @quiet_option("digest")
+@fail_on_option
 @debug_option
+@version_option
 def digest_cmd(
     week: str | None,
     since: str | None,
@@ -119,11 +123,12 @@ def digest_cmd(
     out_dir: str | None,
     workers: int | None,
     cache_dir: str | None,
-    no_cache: bool,
+    no_cache: bool | None,
     publish: str | None,
     from_json: str | None,
     config_path: str | None,
     quiet: bool | None,
+    fail_on: str | None,
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
@@ -135,29 +140,30 @@ def digest_cmd(
         from prreport.digest.window import resolve_window
         from prreport.output import write_all
 
-        if github_repo and repo:
-            raise ConfigError(
-                "--repo and --github are exclusive: pick the local clone or the GitHub repository"
-            )
-        lang_list = split_list(langs, LANGS, "--lang")
+        gate = parse_gate(fail_on)
+        _, gh_repo, api_url = resolve_target(None, github_repo, github_api_url)
+        exclusive_sources(repo, gh_repo)
+        lang_list = langs_of(langs)
         format_list = split_list(formats, FORMATS, "--format") or FORMATS
         config = load_config(
             config_path,
             overrides={
                 "report": {
-                    "out_dir": out_dir,
+                    "out_dir": None if out_dir == "-" else out_dir,
                     "quiet": quiet,
                     "lang": lang_list[0] if lang_list else None,
+                    "source": "github" if gh_repo else "git" if repo else None,
                 },
                 "git": {"repo": repo},
-                "github": {"repo": github_repo, "api_url": github_api_url},
+                "github": {
+                    "repo": gh_repo,
+                    "api_url": api_url,
+                    "cache": False if no_cache else None,
+                },
             },
         )
-        if repo:
-            # An explicit local repository wins over a [github] repo set in config.toml.
-            config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
         config = with_workers(config, workers, cache_dir)
-        source = "github" if config.github.repo else "git"
+        source = config.report.source
         if publish and source != "github":
             raise ConfigError(
                 "--publish issue needs the GitHub repository: add --github OWNER/NAME"
@@ -174,20 +180,40 @@ def digest_cmd(
         else:
             window = resolve_window(week, since, until)
             data, outputs = _analyse(config, window, source, not no_cache, langs_used, format_list)
-        write_all(outputs)
+        if not to_stdout(out_dir, outputs):
+            write_all(outputs)
         if publish:
             _publish(config, data, langs_used[0], outputs)
-        if not config.report.quiet:
+        if not config.report.quiet and out_dir != "-":
             md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
             if md is not None:
                 from prreport.render.escape import terminal_text
 
                 click.echo(terminal_text(md), nl=False)
-        for p in outputs:
-            click.echo(f"wrote {p}", err=True)
-        return 0
+        if out_dir != "-":
+            for p in outputs:
+                click.echo(f"wrote {p}", err=True)
+        return _gate(gate, data)
 
-    _run(debug, body)
+    run(debug, body)
+
+
+def _gate(gate: FailOn, data: dict[str, Any]) -> int:
+    """``--fail-on`` over every PR of the digest: one ``fail-on:`` line per PR that trips it."""
+    failed = 0
+    for pr in data.get("prs") or ():
+        kinds = [k for k, n in (pr.get("kind_counts") or {}).items() for _ in range(int(n))]
+        risks = [(str(r.get("id")), str(r.get("severity"))) for r in pr.get("risks") or ()]
+        hits = gate.hits(kinds, risks)
+        if hits:
+            failed += 1
+            click.echo(f"fail-on: #{pr.get('number')} has {', '.join(hits)}", err=True)
+    if failed:
+        click.echo(
+            f"fail-on: {failed} PR(s) have what --fail-on {','.join(gate.items)} lists", err=True
+        )
+        return 1
+    return 0
 
 
 def _analyse(
@@ -217,7 +243,14 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
     from prreport.digest.build import make_digest
 
     if not _show_progress():
-        return make_digest(config, window, source=source, cache=cache)
+        # CI logs: one line per PR, so a slow or stuck run shows where it is.
+        def log_line(done: int, total: int, outcome: Outcome) -> None:
+            how = "cached" if outcome.cached else "not analysed" if outcome.error else "analysed"
+            click.echo(
+                f"digest {window.label}: [{done}/{total}] #{outcome.pr.number} {how}", err=True
+            )
+
+        return make_digest(config, window, source=source, cache=cache, on_progress=log_line)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(

@@ -2,29 +2,40 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
+from prreport import __version__
 from prreport.config import FORMATS, LANGS, Config, load_config
 from prreport.errors import ConfigError, PrreportError
+from prreport.gate import FINDING_KINDS, FailOn, Vocabulary, parse_fail_on
 from prreport.sources import Source
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+HELP_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+# Where an option's help starts the same way in every command, it means the same thing.
 config_option = click.option(
     "--config",
     "config_path",
     metavar="FILE",
-    help="Configuration file (default: ./config.toml if present).",
+    help="Settings file (default: $PRREPORT_CONFIG, ./.prreport.toml or [tool.prreport] in ./pyproject.toml).",
 )
 debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+version_option = click.version_option(__version__, "-V", "--version", prog_name="prreport")
 lang_option = click.option(
-    "--lang", type=click.Choice(LANGS), help="Report language (default: en)."
-)
-report_out_option = click.option(
-    "--out", "out_dir", metavar="DIR", help="Directory for report files (default: output/)."
+    "--lang",
+    "langs",
+    metavar="LIST",
+    help="Languages, comma-separated: en, zh (default: report.lang, en).",
 )
 github_api_url_option = click.option(
     "--github-api-url",
@@ -35,17 +46,35 @@ no_http_cache_option = click.option(
     "--no-cache",
     is_flag=True,
     default=None,
-    help="Do not use the on-disk HTTP cache (GitHub source).",
+    help="Read and write no cache (GitHub responses, digest analyses).",
 )
 fail_on_option = click.option(
     "--fail-on",
     "fail_on",
-    metavar="KINDS",
-    help="Exit 1 when a finding of these kinds is present, e.g. cycle.risk,guard.dropped or cycle.*.",
+    metavar="LIST",
+    help="Exit 1 when the report has one of these: a finding kind (cycle.risk), a family "
+    "(cycle.*), a risk tag (import-in-loop) or risk:LEVEL (risk:high); see 'prreport help fail-on'.",
 )
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+def out_option(default: str) -> Callable[[_F], _F]:
+    """``--out DIR``: the folder reports go to (``-``: stdout, with one format)."""
+    return click.option(
+        "--out",
+        "out_dir",
+        metavar="DIR",
+        help=f"Folder for the files (default: report.out_dir, output/; {default}); '-' prints the one --format to stdout.",
+    )
+
+
+def format_option(default: str) -> Callable[[_F], _F]:
+    """``--format LIST``: which files to write."""
+    return click.option(
+        "--format",
+        "formats",
+        metavar="LIST",
+        help=f"Formats, comma-separated: md, html, json (default: {default}).",
+    )
 
 
 def quiet_option(what: str) -> Callable[[_F], _F]:
@@ -72,7 +101,19 @@ def split_list(value: str | None, allowed: tuple[str, ...], flag: str) -> tuple[
     return tuple(dict.fromkeys(items))
 
 
-def _run(debug: bool, body: Callable[[], int]) -> None:
+def fail_on_vocabulary() -> Vocabulary:
+    """What ``--fail-on`` accepts: the finding kinds, the risk tags and their levels."""
+    from prreport.report.risks import RULES, SEVERITY_ORDER
+
+    return Vocabulary(FINDING_KINDS, tuple(rid for rid, _, _ in RULES), SEVERITY_ORDER)
+
+
+def parse_gate(value: str | None) -> FailOn:
+    """``--fail-on`` checked against everything a report can contain."""
+    return parse_fail_on(value, fail_on_vocabulary())
+
+
+def run(debug: bool, body: Callable[[], int]) -> None:
     """Run a command body, turning user errors into one line on stderr and exit status 2."""
     try:
         code = body()
@@ -99,17 +140,61 @@ def _run(debug: bool, body: Callable[[], int]) -> None:
     sys.exit(code)
 
 
+_PR_URL = re.compile(
+    r"^https?://(?P<host>[^/\s]+)/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(?P<number>\d+)/?(?:[#?].*)?$"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class PullUrl:
+    """A PR link ``https://github.com/OWNER/NAME/pull/N`` taken apart."""
+
+    repo: str
+    number: int
+    api_url: str | None  # the Enterprise API of a host other than github.com
+
+
+def parse_pr_url(value: str | None) -> PullUrl | None:
+    """The PR a ``…/OWNER/NAME/pull/N`` URL names, else None."""
+    m = _PR_URL.match((value or "").strip())
+    if not m:
+        return None
+    host = m.group("host").lower()
+    api = None if host in ("github.com", "www.github.com") else f"https://{host}/api/v3"
+    return PullUrl(m.group("repo"), int(m.group("number")), api)
+
+
+def resolve_target(
+    target: str | None, github_repo: str | None, api_url: str | None
+) -> tuple[str | None, str | None, str | None]:
+    """A PR URL as TARGET or as ``--github``: (target, OWNER/NAME, API URL) with the URL taken apart."""
+    for value in (target, github_repo):
+        url = parse_pr_url(value)
+        if url is None:
+            continue
+        if github_repo and value is target and github_repo != url.repo:
+            raise ConfigError(f"--github {github_repo} does not match the PR URL {target}")
+        if target and value is github_repo and target != str(url.number):
+            raise ConfigError(f"TARGET {target} does not match the PR URL {github_repo}")
+        return str(url.number), url.repo, api_url or url.api_url
+    if github_repo and "://" in github_repo:
+        raise ConfigError(
+            f"--github: expected OWNER/NAME or a PR URL like https://github.com/OWNER/NAME/pull/N, got {github_repo!r}"
+        )
+    return target, github_repo, api_url
+
+
 def make_source(target: str | None, bundle_path: str | None, config: Config) -> Source:
-    """Pick the source: a saved bundle, GitHub (when a repository is configured) or local git."""
+    """Pick the source: a saved bundle, GitHub (``report.source``) or the local clone."""
     if bundle_path:
         from prreport.sources.bundlefile import BundleSource
 
         return BundleSource(bundle_path)
     if not target:
         raise ConfigError(
-            "no TARGET given: pass a PR number, a revision or A..B (or --bundle FILE)"
+            "no TARGET given: pass a PR number, a PR URL, a revision or A..B (or --bundle FILE)"
         )
-    if config.github.repo:
+    if config.report.source == "github":
         from prreport.sources.github.source import GitHubSource
 
         return GitHubSource(target, config.github)
@@ -128,22 +213,28 @@ def report_config(
     *,
     formats: str | None,
     out_dir: str | None,
-    lang: str | None,
+    langs: tuple[str, ...] | None,
     repo: str | None,
     github_repo: str | None,
     github_api_url: str | None,
     no_cache: bool | None,
     quiet: bool | None = None,
 ) -> Config:
-    """The configuration of a command that renders one report (``report``, ``comment``)."""
+    """The configuration of a command that renders one report (``report``, ``comment``).
+
+    ``--github`` selects the GitHub source, else ``--repo`` the local clone; without either the
+    source is ``report.source`` (git unless configured), never switched by ``github.repo`` alone.
+    """
+    source = "github" if github_repo else "git" if repo else None
     return common_config(
         config_path,
         {
             "report": {
                 "formats": split_list(formats, FORMATS, "--format"),
-                "out_dir": out_dir,
-                "lang": lang,
+                "out_dir": None if out_dir == "-" else out_dir,
+                "lang": langs[0] if langs else None,
                 "quiet": quiet,
+                "source": source,
             },
             "git": {"repo": repo},
             "github": {
@@ -153,3 +244,34 @@ def report_config(
             },
         },
     )
+
+
+def exclusive_sources(repo: str | None, github_repo: str | None) -> None:
+    """``--repo`` and ``--github`` name two different sources."""
+    if github_repo and repo:
+        raise ConfigError(
+            "--repo and --github are exclusive: pick the local clone or the GitHub repository"
+        )
+
+
+def langs_of(value: str | None) -> tuple[str, ...] | None:
+    """``--lang en,zh`` as a tuple (None when not given)."""
+    return split_list(value, LANGS, "--lang")
+
+
+def to_stdout(out_dir: str | None, outputs: dict[Path, str]) -> bool:
+    """With ``--out -``, print the one rendered file to stdout and return True."""
+    if out_dir != "-":
+        return False
+    if len(outputs) != 1:
+        kinds = ", ".join(sorted({p.name for p in outputs}))
+        raise ConfigError(
+            f"--out - prints one file to stdout, but this run renders {len(outputs)} ({kinds}): "
+            "pass one --format and one --lang"
+        )
+    from prreport.render.escape import terminal_json, terminal_text
+
+    path, text = next(iter(outputs.items()))
+    # The terminal (or a CI log) reads it: no control sequence, no workflow-command line.
+    click.echo(terminal_json(text) if path.suffix == ".json" else terminal_text(text), nl=False)
+    return True

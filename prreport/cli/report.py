@@ -2,51 +2,61 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 
 from prreport.bundle import bundle_file_bytes
 from prreport.cli.options import (
-    _run,
+    HELP_SETTINGS,
     config_option,
     debug_option,
+    exclusive_sources,
     fail_on_option,
+    format_option,
     github_api_url_option,
     lang_option,
+    langs_of,
     make_source,
     no_http_cache_option,
+    out_option,
+    parse_gate,
     quiet_option,
     report_config,
-    report_out_option,
+    resolve_target,
+    run,
+    to_stdout,
+    version_option,
 )
-from prreport.errors import ConfigError
+from prreport.gate import gate_failure
 from prreport.output import write_all, write_atomic
 from prreport.render.escape import terminal_line, terminal_text
 
 REPORT_HELP = """Write the review report for a refactor pull request.
 
 \b
-TARGET is a PR number (35980 or #35980), a revision (HEAD, a SHA, a tag)
-or a range A..B. With the local git source (the default) a PR number is
-found as the commit whose subject ends in "(#N)" (squash merge) or that
-starts with "Merge pull request #N".
+TARGET is a PR number (35980 or #35980), a PR URL, a revision (HEAD, a
+SHA, a tag) or a range A..B. With the local git source (the default) a PR
+number is found as the commit whose subject ends in "(#N)" (squash merge)
+or that starts with "Merge pull request #N". A PR URL, or --github, reads
+the PR from the GitHub API instead.
 
 \b
 Examples:
   prreport HEAD --repo .                  report on the last commit
   prreport 35980 --repo ~/src/sglang      report on a squash-merged PR
-  prreport 35980 --github sgl-project/sglang   (GITHUB_TOKEN from the env)
+  prreport https://github.com/sgl-project/sglang/pull/35980  (GITHUB_TOKEN)
   prreport --bundle saved.json --format md,html,json
+  prreport HEAD --format json --out - | jq .summary
+
+\b
+Exit status: 0, or 1 when --fail-on finds what it lists (after writing
+the report), or 2 for an error you can fix.
 """
 
 
-_EPILOG = "Other commands: " + ", ".join(
-    f"'prreport {c} --help'" for c in ("report", "comment", "digest")
-)
-
-
-@click.command("report", help=REPORT_HELP, epilog=_EPILOG)
+@click.command("report", help=REPORT_HELP, context_settings=HELP_SETTINGS)
 @click.argument("target", required=False)
 @click.option(
     "--repo",
@@ -58,7 +68,7 @@ _EPILOG = "Other commands: " + ", ".join(
     "--github",
     "github_repo",
     metavar="OWNER/NAME",
-    help="Fetch the PR from GitHub instead of a local clone.",
+    help="Read the PR from the GitHub API instead of a local clone (OWNER/NAME or a PR URL).",
 )
 @github_api_url_option
 @no_http_cache_option
@@ -73,18 +83,14 @@ _EPILOG = "Other commands: " + ", ".join(
     metavar="FILE",
     help="Also save the fetched bundle as JSON (gzip-compressed if FILE ends in .gz).",
 )
-@click.option(
-    "--format",
-    "formats",
-    metavar="LIST",
-    help="Comma-separated output formats: md, html, json (default: md,json).",
-)
-@report_out_option
+@format_option("report.formats, md,json")
+@out_option("files are named <owner>-<name>-pr-<N>")
 @lang_option
 @config_option
 @quiet_option("report")
 @fail_on_option
 @debug_option
+@version_option
 def report_cmd(
     target: str | None,
     repo: str | None,
@@ -95,7 +101,7 @@ def report_cmd(
     save_bundle: str | None,
     formats: str | None,
     out_dir: str | None,
-    lang: str | None,
+    langs: str | None,
     config_path: str | None,
     quiet: bool | None,
     fail_on: str | None,
@@ -105,32 +111,24 @@ def report_cmd(
     # Long: click passes all 14 arguments and options as parameters; the work is in body().
 
     def body() -> int:
-        from prreport.gate import gate_failure, parse_fail_on
         from prreport.pipeline import analyse, gather, render_outputs
 
-        fail_kinds = parse_fail_on(fail_on)
-
+        gate = parse_gate(fail_on)
+        lang_list = langs_of(langs)
+        rev, gh_repo, api_url = resolve_target(target, github_repo, github_api_url)
+        exclusive_sources(repo, gh_repo)
         config = report_config(
             config_path,
             formats=formats,
             out_dir=out_dir,
-            lang=lang,
+            langs=lang_list,
             repo=repo,
-            github_repo=github_repo,
-            github_api_url=github_api_url,
+            github_repo=gh_repo,
+            github_api_url=api_url,
             no_cache=no_cache,
             quiet=quiet,
         )
-        if github_repo and repo:
-            raise ConfigError(
-                "--repo and --github are exclusive: pick the local clone or the GitHub repository"
-            )
-        if repo:
-            # An explicit local repository wins over a [github] repo set in config.toml.
-            import dataclasses
-
-            config = dataclasses.replace(config, github=dataclasses.replace(config.github, repo=""))
-        source = make_source(target, bundle_path, config)
+        source = make_source(rev, bundle_path, config)
         try:
             bundle = gather(source, config)
         finally:
@@ -138,23 +136,30 @@ def report_cmd(
         analysis = analyse(bundle, config, debug=debug)
         for warning in analysis.warnings():
             click.echo(terminal_line(warning), err=True)
-        outputs = render_outputs(analysis, config, Path(config.report.out_dir))
+        outputs: dict[Path, str] = {}
+        for lang in lang_list or (config.report.lang,):
+            lang_config = dataclasses.replace(
+                config, report=dataclasses.replace(config.report, lang=lang)
+            )
+            outputs.update(render_outputs(analysis, lang_config, Path(config.report.out_dir)))
         if save_bundle:
             write_atomic(Path(save_bundle), bundle_file_bytes(bundle, save_bundle))
-        write_all(outputs)
-        if not config.report.quiet:
-            md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-            if md is None:
-                from prreport.render import render_markdown
+        if not to_stdout(out_dir, outputs):
+            write_all(outputs)
+            if not config.report.quiet:
+                md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+                if md is None:
+                    from prreport.render import render_markdown
 
-                md = render_markdown(analysis.model, config.report.lang)
-            click.echo(terminal_text(md), nl=False)
-        for p in outputs:
-            click.echo(f"wrote {p}", err=True)
-        failure = gate_failure(fail_kinds, analysis.live_kinds())
+                    md = render_markdown(analysis.model, config.report.lang)
+                click.echo(terminal_text(md), nl=False)
+            for p in outputs:
+                click.echo(f"wrote {p}", err=True)
+        risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
+        failure = gate_failure(gate, analysis.live_kinds(), risks)
         if failure:
             click.echo(failure, err=True)
             return 1
         return 0
 
-    _run(debug, body)
+    run(debug, body)

@@ -84,7 +84,7 @@ class AnalysisCache:
             value = json.loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        return value if isinstance(value, dict) and value.get("key") == key else None
+        return value if valid_facts(value) and value.get("key") == key else None
 
     def put(self, key: str, facts: dict[str, Any]) -> None:
         """Store facts atomically; a cache that cannot be written only costs speed."""
@@ -97,3 +97,48 @@ class AnalysisCache:
             )
         except OutputError:
             pass
+
+
+_NONE = type(None)
+# The type of every field of the facts (``digest.facts.facts_of``) the digest reads back.
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "number": (int, _NONE),
+    "title": (str,),
+    "author": (str,),
+    "url": (str,),
+    "merged_at": (str, _NONE),
+    "summary": (str,),
+    "verdict": (str,),
+    "series": (str,),
+    "kinds": (list,),
+    "kind_counts": (dict,),
+    "changed_lines": (int,),
+    "explained_lines": (int,),
+    "files": (int,),
+    "risks": (list,),
+    "risk_tags": (list,),
+    "problems": (list,),
+}
+
+
+def valid_facts(value: Any) -> bool:
+    """True when ``value`` has the shape ``facts_of`` gives (a damaged cache entry has not)."""
+    if not isinstance(value, dict):
+        return False
+    for name, types in _FIELDS.items():
+        if name not in value or not isinstance(value[name], types):
+            return False
+        if isinstance(value[name], bool) and bool not in types:
+            return False
+    return (
+        all(isinstance(k, str) and type(v) is int for k, v in value["kind_counts"].items())
+        and all(isinstance(p, str) for p in value["problems"])
+        and all(isinstance(k, str) for k in (*value["kinds"], *value["risk_tags"]))
+        and all(
+            isinstance(r, dict)
+            and isinstance(r.get("id"), str)
+            and isinstance(r.get("severity"), str)
+            and type(r.get("evidence")) is int
+            for r in value["risks"]
+        )
+    )

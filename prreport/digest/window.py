@@ -40,7 +40,22 @@ def week_window(year: int, week: int) -> Window:
     except ValueError:
         raise ConfigError(f"--week: {year}-W{week:02d} is not an ISO week of {year}") from None
     since = datetime.combine(start, time(), timezone.utc)
+    _in_range("--week", f"{year}-W{week:02d}", since)
     return Window(f"{year}-W{week:02d}", since, since + timedelta(days=7))
+
+
+# Windows lie between the Unix epoch (no commit is older) and a week before the last date
+# Python represents (a window's end and the search's slack must be representable too).
+_EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_LATEST = datetime(9999, 12, 20, tzinfo=timezone.utc)
+
+
+def _in_range(flag: str, value: str, dt: datetime) -> None:
+    if not _EARLIEST <= dt <= _LATEST:
+        raise ConfigError(
+            f"{flag}: {value} is outside the dates a digest covers "
+            f"({_EARLIEST.date().isoformat()} to {_LATEST.date().isoformat()})"
+        )
 
 
 def last_full_week(now: datetime) -> Window:
@@ -57,14 +72,20 @@ def _parse_bound(flag: str, value: str, end: bool) -> datetime:
     try:
         if len(text) == 10:
             day = date.fromisoformat(text)
-            dt = datetime.combine(day, time(), timezone.utc)
-            return dt + timedelta(days=1) if end else dt
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = datetime.combine(day, time(), timezone.utc)
+        else:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
     except ValueError:
         raise ConfigError(
             f"{flag}: expected a date like 2026-08-17 or an ISO timestamp, got {value!r}"
         ) from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    try:
+        parsed.astimezone(timezone.utc)  # a far offset can leave the representable range
+    except OverflowError:
+        raise ConfigError(f"{flag}: {value} is outside the dates a digest covers") from None
+    _in_range(flag, value, parsed)
+    return parsed + timedelta(days=1) if end and len(text) == 10 else parsed
 
 
 def resolve_window(

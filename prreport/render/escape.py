@@ -7,7 +7,8 @@ raw HTML off and sanitised by nh3 (``prreport.render.html``). JSON needs none. T
 
 What they defend against: a line break in a file name that opens a fake heading or fence,
 Markdown links and entities (``&#64;user``) in titles, terminal control sequences (CSI, OSC,
-BEL, C0/C1, bidi overrides) in anything printed, and GitHub Actions workflow commands
+BEL, C0/C1, bidi overrides) in anything printed (``terminal_json`` keeps printed JSON valid),
+and GitHub Actions workflow commands
 (``::error …``, ``##[…]``) at the start of a printed line.
 """
 
@@ -106,6 +107,11 @@ def terminal_text(value: Any) -> str:
     # A backslash before ``:`` or ``#`` is a no-op in Markdown prose and visible in code.
     text = _WORKFLOW_COMMAND_RE.sub(r"\1\\::", text)
     return text.replace(_LEGACY_COMMAND, "#\\#[")
+
+
+def terminal_json(value: Any) -> str:
+    """JSON text for stdout: the same JSON value, its control and bidi characters as ``\\uXXXX``."""
+    return _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", _text(value))
 
 
 def terminal_line(value: Any) -> str:

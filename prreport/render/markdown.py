@@ -14,7 +14,25 @@ def render_markdown(model: ReportModel, lang: str) -> str:
     """The Markdown report in ``lang``."""
     tpl = environment().get_template(f"{lang}/report.md.j2")
     text = tpl.render(m=model, r=report_view(model, lang))
+    if lang == "zh":
+        text = _zh_spacing(text)
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+
+
+# A counted noun runs into the Chinese word after it ("等 6 个为函数内导入", not "6 个 为").
+_COUNT_SPACE = re.compile(r"(?<=\d 个) (?=[\u4e00-\u9fff])")
+
+
+def _zh_spacing(text: str) -> str:
+    """Chinese spacing outside code fences and quotes of the PR text: no space inside a phrase."""
+    out, fenced = [], False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and not line.lstrip().startswith(">"):
+            line = _COUNT_SPACE.sub("", line)
+        out.append(line)
+    return "\n".join(out)
 
 
 def render_comment(model: ReportModel, lang: str, gate: dict[str, Any] | None = None) -> str:
@@ -24,7 +42,8 @@ def render_comment(model: ReportModel, lang: str, gate: dict[str, Any] | None = 
     """
     tpl = environment().get_template(f"{lang}/comment.md.j2")
     text = tpl.render(m=model, r=report_view(model, lang), gate=gate)
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    text = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    return _zh_spacing(text) if lang == "zh" else text
 
 
 def render_digest_markdown(digest: dict[str, Any], lang: str) -> str:

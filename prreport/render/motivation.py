@@ -25,13 +25,19 @@ _MOTIVATION_HEADINGS = (
     r"what changed\??",
 )
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+# Git trailers (``Co-authored-by: A <a@x>``): who and how, never why.
+_TRAILER = re.compile(
+    r"^\s*(co-authored-by|signed-off-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by"
+    r"|helped-by|cc|change-id|pr-url|reviewed-on|differential revision):.*$",
+    re.I | re.M,
+)
 _MAX_QUOTED_LINES = 40
 
 
 def extract_motivation(body: str) -> dict[str, Any]:
     """Pick the motivation/summary sections of a PR description (or its first paragraphs), verbatim."""
     # Template hints in HTML comments are not the author's words.
-    text = _HTML_COMMENT.sub("", body or "").strip()
+    text = _TRAILER.sub("", _HTML_COMMENT.sub("", body or "")).strip()
     if not text:
         return {"source": "none", "sections": []}
     lines = text.splitlines()

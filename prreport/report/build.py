@@ -63,7 +63,7 @@ def build_model(
             "failed_analyzers": list(code.failed),
             "unparsed_files": list(code.unparsed),
         },
-        action=action_of(risks),
+        action=action_of(risks, live),
     )
     return ReportModel(
         pr=_pr_fields(bundle),
@@ -82,7 +82,7 @@ def build_model(
         review=review,
         risks=tuple(risks),
         impact=impact_of(files, live, verdict),
-        related=tuple(related_of(bundle)),
+        related=tuple(related_of(bundle, live)),
         diagnostics=tuple(all_diags),
         source=bundle.source,
         breakdown=breakdown_of(bundle, findings, files, review),

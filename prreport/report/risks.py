@@ -125,7 +125,8 @@ def _unparseable(x: RiskInput) -> Evidence:
         if d.path
     ]
     unreadable = [
-        evidence(fd, reason=fd.details.get("reason", "")) for fd in x.of("file.unreadable")
+        evidence(fd, reason=fd.details.get("reason", ""), message=fd.details.get("reason", ""))
+        for fd in x.of("file.unreadable")
     ]
     return located + unreadable
 
@@ -155,8 +156,16 @@ def _no_review(x: RiskInput) -> Evidence:
 
 
 def _cycle_unchecked(x: RiskInput) -> Evidence:
+    # what was missing, so the report can say why the hoist is not verified
     return [
-        evidence(fd, unavailable=list(fd.details.get("unavailable", [])))
+        evidence(
+            fd,
+            unavailable=list(fd.details.get("unavailable", [])),
+            unparseable=list(fd.details.get("unparseable", [])),
+            depth_limited=bool(fd.details.get("depth_limited")),
+            depth=fd.details.get("depth"),
+            target_missing=bool(fd.details.get("target_missing")),
+        )
         for fd in x.of("cycle.unchecked")
     ]
 
@@ -175,6 +184,8 @@ def _implicit_contract(x: RiskInput) -> Evidence:
             module=fd.details.get("module", fd.symbol),
             forbidden=list(fd.details.get("forbidden", [])),
             importers=list(fd.details.get("importers", [])) or [fd.path],
+            module_path=fd.details.get("module_path", ""),
+            verified=fd.details.get("verified", True),
             contract=fd.details.get("contract", ""),
         )
         for fd in x.of("contract.implicit")

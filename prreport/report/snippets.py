@@ -8,6 +8,7 @@ from typing import Any
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
 from prreport.report.verdict import proves_equivalence
+from prreport.textlines import split_lines
 
 
 def _indent(line: str) -> int:
@@ -105,24 +106,32 @@ def snippets_of(
     bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int
 ) -> list[dict[str, Any]]:
     """After-code around each important change: merged import blocks, cleared loops, changed guards."""
-    merged = _merge(_wanted(bundle, findings))
-    return [_cut(bundle, s, max_lines) for s in merged[:max_snippets]]
+    after = _after_lines(bundle)
+    merged = _merge(_wanted(after, findings))
+    return [_cut(after[s["path"]], s, max_lines) for s in merged[:max_snippets]]
 
 
-def _wanted(bundle: PullRequestBundle, findings: list[Finding]) -> list[_Wanted]:
+def _after_lines(bundle: PullRequestBundle) -> dict[str, list[str]]:
+    """The after lines of every changed text file, split once per file (not once per finding)."""
+    return {f.path: split_lines(f.after) for f in bundle.files if f.after is not None}
+
+
+def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wanted]:
     """The line range each important finding wants shown, with its caption facts."""
     wanted: list[_Wanted] = []
+    blocks: dict[tuple[str, int], tuple[int, int]] = {}  # many hoists share one import block
     for fd in findings:
-        f = bundle.file(fd.path)
-        if f is None or f.after is None:
+        lines = after.get(fd.path)
+        if lines is None:
             continue
-        lines = f.after.splitlines()
         d = fd.details
         if fd.kind == "import.hoisted":
             start = int(d.get("block_line") or d.get("to_line") or fd.line or 0)
             if not 0 < start <= len(lines):
                 continue
-            lo, hi = _import_block(lines, start)
+            if (fd.path, start) not in blocks:
+                blocks[(fd.path, start)] = _import_block(lines, start)
+            lo, hi = blocks[(fd.path, start)]
             wanted.append(
                 (
                     0,
@@ -193,19 +202,12 @@ def _wanted(bundle: PullRequestBundle, findings: list[Finding]) -> list[_Wanted]
 def _merge(wanted: list[_Wanted]) -> list[dict[str, Any]]:
     """Overlapping or adjacent ranges of the same caption kind merged into one snippet, by priority."""
     merged: list[dict[str, Any]] = []
+    # A caption kind has one priority, so ranges of one (path, kind) come by first line: only
+    # the last snippet of that (path, kind) can overlap the next range (linear, not quadratic).
+    last: dict[tuple[str, str], dict[str, Any]] = {}
     for _prio, path, lo, hi, caption in sorted(wanted, key=lambda w: (w[0], w[1], w[2])):
-        prev = next(
-            (
-                s
-                for s in merged
-                if s["path"] == path
-                and lo <= s["end_line"] + 1
-                and hi >= s["start_line"] - 1
-                and s["caption_facts"]["kind"] == caption["kind"]
-            ),
-            None,
-        )
-        if prev is not None:
+        prev = last.get((path, caption["kind"]))
+        if prev is not None and lo <= prev["end_line"] + 1 and hi >= prev["start_line"] - 1:
             prev["start_line"], prev["end_line"] = (
                 min(prev["start_line"], lo),
                 max(prev["end_line"], hi),
@@ -215,15 +217,14 @@ def _merge(wanted: list[_Wanted]) -> list[dict[str, Any]]:
                     {*prev["caption_facts"]["names"], *caption["names"]}
                 )
             continue
-        merged.append({"path": path, "start_line": lo, "end_line": hi, "caption_facts": caption})
+        snippet = {"path": path, "start_line": lo, "end_line": hi, "caption_facts": caption}
+        merged.append(snippet)
+        last[(path, caption["kind"])] = snippet
     return merged
 
 
-def _cut(bundle: PullRequestBundle, s: dict[str, Any], max_lines: int) -> dict[str, Any]:
+def _cut(lines: list[str], s: dict[str, Any], max_lines: int) -> dict[str, Any]:
     """The snippet's code, at most ``max_lines`` lines, common indentation dropped."""
-    f = bundle.file(s["path"])
-    assert f is not None and f.after is not None
-    lines = f.after.splitlines()
     full_end = s["end_line"]
     end = min(full_end, s["start_line"] + max_lines - 1)
     shown = lines[s["start_line"] - 1 : end]

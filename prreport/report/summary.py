@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -49,12 +50,21 @@ def headline_of(findings: list[Finding], files: list[FileEntry], verdict: str) -
     }
 
 
-def action_of(risks: list[dict[str, Any]]) -> dict[str, Any]:
-    """Recommended action from the risks: block on high, review medium spots, else skim."""
+def action_of(risks: list[dict[str, Any]], findings: list[Finding] | None = None) -> dict[str, Any]:
+    """Recommended action: its level from the risks (block on high, review medium spots, else
+    skim), the spots worth a look and why, and what to do next, from the findings."""
+    findings = findings or []
+    action: dict[str, Any] = {
+        "level": "skim",
+        "blockers": [],
+        "spots": [],
+        "look_at": look_at_of(findings),
+        "next_steps": next_steps_of(findings, risks),
+    }
     high = [r["id"] for r in risks if r["severity"] == "high"]
     medium = [r for r in risks if r["severity"] == "medium"]
     if high:
-        return {"level": "block", "blockers": high, "spots": []}
+        return {**action, "level": "block", "blockers": high}
     if medium:
         spots: list[dict[str, Any]] = []
         for r in medium:
@@ -64,8 +74,124 @@ def action_of(risks: list[dict[str, Any]]) -> dict[str, Any]:
             )
             if not located:
                 spots.append({"risk": r["id"], "path": "", "line": None})
-        return {"level": "review", "blockers": [], "spots": spots}
-    return {"level": "skim", "blockers": [], "spots": []}
+        return {**action, "level": "review", "spots": spots}
+    return action
+
+
+# A guard that switches a feature (``self.enable_staging``, ``is_npu()``), not a dispatch test.
+_FLAG = re.compile(r"^(not )?[A-Za-z_][\w.]*(\(\))?$")
+
+
+def look_at_of(findings: list[Finding]) -> list[dict[str, Any]]:
+    """Spots a reviewer should read, with why: retained lazy imports the PR names, call sites of
+    one function guarded by a feature flag in one place and not in another, unverified cycles."""
+    out: list[dict[str, Any]] = []
+    for fd in findings:
+        if fd.kind == "lazy-import.retained" and fd.details.get("named_in_description"):
+            out.append(
+                {
+                    "what": "kept-lazy",
+                    "path": fd.path,
+                    "line": fd.line,
+                    "symbol": fd.symbol,
+                    "scope": fd.details.get("scope"),
+                    "reason": fd.details.get("reason"),
+                    "guard": fd.details.get("guard"),
+                }
+            )
+    out.extend(_guard_asymmetries(findings))
+    for fd in findings:
+        if fd.kind == "cycle.unchecked":
+            out.append(
+                {"what": "cycle-unchecked", "path": fd.path, "line": fd.line, "symbol": fd.symbol}
+            )
+    return out
+
+
+def _guard_asymmetries(findings: list[Finding]) -> list[dict[str, Any]]:
+    """A function whose call is under a feature flag at some sites and not at others."""
+    sites: dict[str, list[tuple[Finding, set[str]]]] = {}
+    for fd in findings:
+        if fd.kind in ("guard.preserved", "guard.changed", "guard.dropped"):
+            flags = {
+                str(g.get("text", ""))
+                for g in fd.details.get("after") or []
+                if g.get("kind") == "if" and _FLAG.match(str(g.get("text", "")))
+            }
+            sites.setdefault(fd.symbol, []).append((fd, flags))
+    grouped: dict[tuple[str, tuple[str, ...], tuple[str, ...]], dict[str, Any]] = {}
+    for symbol, calls in sorted(sites.items()):
+        if len(calls) < 2:
+            continue
+        for flag in sorted(set().union(*(f for _fd, f in calls))):
+            with_flag = [fd for fd, f in calls if flag in f]
+            without = [fd for fd, f in calls if flag not in f]
+            if not (with_flag and without):
+                continue
+            # One spot per flag and pair of file sets: "a and b run under X in f, not in g".
+            key = (
+                flag,
+                tuple(sorted({fd.path for fd in with_flag})),
+                tuple(sorted({fd.path for fd in without})),
+            )
+            spot = grouped.setdefault(
+                key,
+                {
+                    "what": "guard-asymmetry",
+                    "flag": flag,
+                    "symbols": [],
+                    "path": without[0].path,
+                    "line": without[0].line,
+                    "guarded": {},
+                    "unguarded": {},
+                },
+            )
+            spot["symbols"].append(symbol)
+            for side, fds in (("guarded", with_flag), ("unguarded", without)):
+                for fd in fds:
+                    spot[side].setdefault(fd.path, []).append(fd.line)
+    return [
+        {
+            **spot,
+            "guarded": [
+                {"path": p, "lines": sorted(ls)} for p, ls in sorted(spot["guarded"].items())
+            ],
+            "unguarded": [
+                {"path": p, "lines": sorted(ls)} for p, ls in sorted(spot["unguarded"].items())
+            ],
+        }
+        for spot in grouped.values()
+    ]
+
+
+def next_steps_of(findings: list[Finding], risks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What to do after merging: write the contract the change relies on, finish the hoist, test."""
+    out: list[dict[str, Any]] = []
+    for fd in findings:
+        if fd.kind == "contract.implicit":
+            out.append(
+                {
+                    "what": "add-contract",
+                    "module": fd.details.get("module") or fd.symbol,
+                    "forbidden": fd.details.get("forbidden") or [],
+                }
+            )
+    hoistable = [
+        fd
+        for fd in findings
+        if fd.kind == "lazy-import.retained" and fd.details.get("reason") == "hoistable"
+    ]
+    if hoistable:
+        out.append(
+            {
+                "what": "extend-hoist",
+                "names": sorted({fd.symbol for fd in hoistable}),
+                "paths": sorted({fd.path for fd in hoistable}),
+            }
+        )
+    if any(r["id"] == "no-tests" for r in risks):
+        out.append({"what": "add-tests"})
+    return out
 
 
 def key_symbols_of(findings: list[Finding]) -> tuple[str, ...]:

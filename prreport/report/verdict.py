@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from prreport.bundle import PullRequestBundle
 from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
+from prreport.textlines import split_lines
 
 # Refactor findings: a PR that has one is (also) a refactor. Incidental imports (``import.added``
 # / ``import.removed``), imports left in loops and ``behavior.unchanged`` (formatting) are not:
@@ -179,7 +180,7 @@ def code_lines(
         cl = changed_lines(f.patch)
         sides = (("-", f.before_path, f.before, cl.removed), ("+", f.path, f.after, cl.added))
         for side, path, text, numbers in sides:
-            rows = (text or "").splitlines()
+            rows = split_lines(text or "")
             for n in numbers:
                 row = rows[n - 1].strip() if 0 < n <= len(rows) else ""
                 if python and cat == "source":

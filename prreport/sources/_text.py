@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from prreport.textlines import decode_source
+
 
 def decode_text(data: bytes, limit: int) -> tuple[str | None, bool, str | None]:
     """Return (text, is_binary, note): NUL in the first 8 KB means binary; a note says why no text."""
@@ -10,6 +12,6 @@ def decode_text(data: bytes, limit: int) -> tuple[str | None, bool, str | None]:
     if len(data) > limit:
         return None, False, f"too large ({len(data)} bytes > {limit})"
     try:
-        return data.decode("utf-8"), False, None
+        return decode_source(data), False, None
     except UnicodeDecodeError:
         return None, False, "not UTF-8 text"

@@ -11,6 +11,7 @@ import re
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from prreport.bundle import (
@@ -21,9 +22,11 @@ from prreport.bundle import (
     RelatedCandidate,
 )
 from prreport.config import GitConfig
+from prreport.diffparse import changed_lines
 from prreport.errors import SourceError
-from prreport.series import SeriesKey, related_candidates
+from prreport.series import SeriesKey, parse_time, related_candidates
 from prreport.sources._text import decode_text
+from prreport.textlines import split_lines
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
@@ -204,6 +207,23 @@ def find_pr_commit(git: GitRepo, number: int) -> LogEntry | None:
         if entry.pr_number == number:
             return entry
     return None
+
+
+# Blame at most this many files and line ranges per file: the predecessor shows early.
+_BLAME_MAX_FILES = 30
+_BLAME_MAX_RANGES = 40
+_BLAME_HEADER = re.compile(r"(?m)^([0-9a-f]{40}) \d+ \d+")
+
+
+def _ranges(numbers: list[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive line numbers: ``[3, 4, 5, 9]`` -> ``[(3, 5), (9, 9)]``."""
+    out: list[tuple[int, int]] = []
+    for n in numbers:
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
 
 
 class GitSource:
@@ -420,32 +440,19 @@ class GitSource:
         )
 
     def _related(self, pr: PullRequestMeta, files: list[FileChange]) -> list[RelatedCandidate]:
-        """Other ``(#N)`` commits on HEAD that belong with this PR (series, files, references)."""
+        """Other ``(#N)`` commits on HEAD that belong with this PR (lines, series, files, references)."""
         entries = [e for e in git_log(self.git, ["HEAD"]) if e.pr_number is not None]
         if not entries:
             return []
         touched = {f.path for f in files} | {f.old_path for f in files if f.old_path}
-        files_of: dict[str, tuple[str, ...]] = {}
-        if touched:
-            out = (
-                self.git.run(
-                    [
-                        "log",
-                        "--format=%x1e%H",
-                        "--name-only",
-                        "--no-renames",
-                        "HEAD",
-                        "--",
-                        *sorted(touched),
-                    ],
-                    check=False,
-                )
-                or ""
-            )
-            for rec in out.split("\x1e"):
-                lines = [x for x in rec.strip().splitlines() if x]
-                if lines:
-                    files_of[lines[0]] = tuple(lines[1:])
+        files_of = self._files_in_window(pr.merged_at) if touched else {}
+        by_sha = {e.sha: e.pr_number for e in entries if e.pr_number is not None}
+        same_lines: dict[int, list[str]] = {}
+        for path, shas in self._blame_changed_lines(files).items():
+            for sha in shas:
+                number = by_sha.get(sha)
+                if number is not None and path not in same_lines.setdefault(number, []):
+                    same_lines[number].append(path)
         return related_candidates(
             this=SeriesKey(
                 pr.number, pr.title, pr.body, pr.author, pr.merged_at, tuple(sorted(touched))
@@ -459,7 +466,42 @@ class GitSource:
             ],
             window_days=self.config.related_window_days,
             limit=self.config.related_max,
+            same_lines={n: tuple(p) for n, p in same_lines.items()},
         )
+
+    def _files_in_window(self, merged_at: str | None) -> dict[str, tuple[str, ...]]:
+        """Every file each commit merged near this PR touched (the report matches modules to them)."""
+        args = ["log", "--format=%x1e%H", "--name-only", "--no-renames"]
+        when = parse_time(merged_at)
+        if when is not None:
+            span = timedelta(days=self.config.related_window_days)
+            args += [f"--since={(when - span).isoformat()}", f"--until={(when + span).isoformat()}"]
+        out = self.git.run([*args, "HEAD"], check=False) or ""
+        files_of: dict[str, tuple[str, ...]] = {}
+        for rec in out.split("\x1e"):
+            lines = [x for x in split_lines(rec.strip()) if x]
+            if lines:
+                files_of[lines[0]] = tuple(lines[1:])
+        return files_of
+
+    def _blame_changed_lines(self, files: list[FileChange]) -> dict[str, set[str]]:
+        """Commits that last wrote the base lines this PR removes or rewrites, per file (``git blame``)."""
+        base = self._target.base if self._target else None
+        out: dict[str, set[str]] = {}
+        if not base:
+            return out
+        for f in files[:_BLAME_MAX_FILES]:
+            if f.status not in ("modified", "renamed") or not f.patch or f.binary:
+                continue
+            ranges = _ranges(sorted(changed_lines(f.patch).removed))[:_BLAME_MAX_RANGES]
+            if not ranges:
+                continue
+            args = ["blame", "--porcelain", *(f"-L{a},{b}" for a, b in ranges), base, "--"]
+            text = self.git.run([*args, f.old_path or f.path], check=False) or ""
+            shas = set(_BLAME_HEADER.findall(text))
+            if shas:
+                out[f.path] = shas
+        return out
 
     def _target_commit(self) -> str | None:
         return self._target.commit if self._target else None
@@ -487,7 +529,7 @@ class GitSource:
             for n in batch:
                 args += ["-e", n]
             out = self.git.run([*args, head, "--", "*.py"], check=False) or ""
-            for line in out.splitlines():
+            for line in split_lines(out):
                 # "<rev>:<path>:<line>:<text>"
                 parts = line.split(":", 3)
                 if len(parts) < 4:

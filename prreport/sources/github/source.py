@@ -19,6 +19,7 @@ from prreport.sources.github.api import PullRequestApi, iso_time
 from prreport.sources.github.context import ContextFiles
 from prreport.sources.github.files import TreeEntry, file_change
 from prreport.sources.github.related import related_prs
+from prreport.textlines import split_lines
 
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
 _FILES_CAP = 3000  # GitHub lists at most 3000 files of a PR
@@ -249,7 +250,7 @@ class GitHubSource:
             text = self._texts[path]
             if text is None or not path.endswith(".py"):
                 continue
-            for lineno, line in enumerate(text.splitlines(), 1):
+            for lineno, line in enumerate(split_lines(text), 1):
                 for n, pat in patterns.items():
                     if pat.search(line):
                         found[n].append(f"{path}:{lineno}")

@@ -1,0 +1,43 @@
+"""Lines of source text, split by the rule Python's tokenizer (and a git diff) uses.
+
+``str.splitlines()`` also breaks at form feed, ``\\x0b``, ``\\x1c``-``\\x1e``, ``\\x85`` and
+U+2028/U+2029, which Python source and ``git diff``/``git grep`` keep inside a line: line
+numbers computed with it drift from the real ones. Every line number in prreport comes from
+these helpers instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_KEEP = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+# Characters ``str.splitlines`` breaks at but Python does not: without any, it is safe (and fast).
+_EXTRA_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """``text.splitlines(keepends)``, breaking only at ``\\n``, ``\\r\\n`` and ``\\r``."""
+    if not _EXTRA_BREAKS.search(text):
+        return text.splitlines(keepends)
+    if keepends:
+        return _LINE_KEEP.findall(text)
+    lines = _BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # a final line break ends the last line, it does not start a new one
+    return lines
+
+
+def has_lone_cr(text: str) -> bool:
+    """True when ``text`` has a ``\\r`` not followed by ``\\n`` (old Mac line ends).
+
+    Python counts such a ``\\r`` as a line break, git does not: line numbers of the file's
+    diff and of its syntax tree disagree.
+    """
+    return "\r" in text and _LONE_CR.search(text) is not None
+
+
+def decode_source(data: bytes) -> str:
+    """Decode UTF-8 source as Python does: a leading byte-order mark is not part of the text."""
+    return data.decode("utf-8-sig")
