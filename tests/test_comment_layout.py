@@ -92,7 +92,7 @@ def test_links_point_at_the_head_commit_lines(seed_comment, seed_repo):
     }
     # A loop entry point link lands on its `while True:` line at head.
     entry = [m for m in links if m["path"].endswith("mooncake/conn.py") and m["line"]]
-    assert entry and "while True" in head[entry[0]["path"]][int(entry[0]["line"]) - 1]
+    assert any("while True" in head[m["path"]][int(m["line"]) - 1] for m in entry)
 
 
 def test_behaviour_difference_is_a_diff_block_with_line_links(tmp_path):
@@ -177,3 +177,11 @@ def test_the_chinese_comment_has_the_same_shape(seed_repo, tmp_path):
     assert body.split("<details>")[0].count("\n") <= 25
     tokens = MarkdownIt("commonmark", {"html": True}).enable("table").parse(body)
     assert {t.tag for t in tokens if t.type == "heading_open"} <= {"h2", "h3"}
+
+
+def test_spots_row_links_what_the_recommended_action_says_to_look_at(seed_comment):
+    body, sha = seed_comment
+    row = next(ln for ln in body.split("\n") if ln.startswith("| **Spots to look at**"))
+    base = f"https://github.com/sgl-project/sglang/blob/{sha}/python/sglang/srt/disaggregation"
+    assert f"({base}/decode.py#L16)" in row  # dsv4_state_payloads, kept lazy
+    assert f"({base}/mooncake/conn.py#L42)" in row  # the call without the feature flag
