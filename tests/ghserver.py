@@ -60,12 +60,30 @@ class GitHubState:
 
 @dataclass
 class Fault:
-    """An injected failure: ``kind`` is 401, 403, rate-limit, secondary-rate-limit, 500 or slow."""
+    """An injected failure: ``kind`` is 401, 403, rate-limit, secondary-rate-limit, 500 or slow.
+
+    More kinds (malformed bodies, endless pagination, trickled bodies) live in
+    ``tests/ghserver_faults.py``.
+    """
 
     kind: str
     match: str = ""  # only requests whose path contains this
     times: int | None = None  # None = every matching request
     delay: float = 0.0  # for slow
+
+
+@dataclass
+class Raw:
+    """A handler's answer sent as these bytes exactly (no JSON, no pagination, no ETag).
+
+    ``trickle`` sends the body one byte every ``trickle`` seconds, as a slow or hostile
+    server may; ``headers`` are added to the answer (e.g. ``Location``, ``Link``).
+    """
+
+    data: bytes
+    content_type: str = "application/json; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=dict)
+    trickle: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -188,6 +206,9 @@ class GitHubServer:
         auth = h.headers.get("Authorization", "")
         status, payload, headers = self._answer(method, path, query, h.headers, body, auth)
         data = b""
+        if isinstance(payload, Raw):
+            self._send_raw(h, method, status, payload, auth)
+            return
         if payload is not None and status != 304:
             text = json.dumps(payload, sort_keys=True).replace(API, self.url)
             data = text.encode("utf-8")
@@ -200,6 +221,29 @@ class GitHubServer:
         h.end_headers()
         if data:
             h.wfile.write(data)
+
+    def _send_raw(
+        self, h: BaseHTTPRequestHandler, method: str, status: int, raw: Raw, auth: str
+    ) -> None:
+        with self._lock:
+            self.requests.append(Request(method, h.path, status, auth))
+        h.send_response(status)
+        h.send_header("Content-Type", raw.content_type)
+        for k, v in dict(self._rate_headers(), **raw.headers).items():
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(raw.data)))
+        h.end_headers()
+        if not raw.trickle:
+            h.wfile.write(raw.data)
+            return
+        h.wfile.flush()
+        try:
+            for i in range(len(raw.data)):
+                h.wfile.write(raw.data[i : i + 1])
+                h.wfile.flush()
+                time.sleep(raw.trickle)
+        except OSError:
+            pass  # the client gave up
 
     def _rate_headers(self) -> dict[str, str]:
         return {
@@ -233,7 +277,8 @@ class GitHubServer:
                 hdrs,
             )
         elif fault and fault.kind == "secondary-rate-limit":
-            hdrs = dict(base, **{"Retry-After": "3600"})
+            # ``delay`` sets the Retry-After seconds (default: an hour, as GitHub may ask).
+            hdrs = dict(base, **{"Retry-After": str(int(fault.delay or 3600))})
             return (
                 403,
                 {
@@ -252,6 +297,8 @@ class GitHubServer:
             match = pattern.match(path)
             if m == method and match:
                 status, payload = handler(self, req, match)
+                if isinstance(payload, Raw):
+                    return status, payload, base
                 break
         else:
             status, payload = (

@@ -291,12 +291,26 @@ def test_actions_token_falls_back_to_the_bot_identity(server, mention_repo, tmp_
 def test_mentions_quoted_from_the_pr_body_are_not_live(server, mention_repo, tmp_path):
     res = comment(server, mention_repo, tmp_path / "o")
     assert res.returncode == 0, res.stderr
-    report = (tmp_path / "o").glob("*.md")
-    md = next(report).read_text(encoding="utf-8")
+    report = next(p for p in (tmp_path / "o").glob("*.md") if not p.name.endswith(".comment.md"))
+    md = report.read_text(encoding="utf-8")
     assert "someone" in live_mentions(md)  # the report quotes the PR body ...
     (mine,) = ours(server)
-    assert "someone" in mine["body"]  # ... and so does the comment, readably,
-    assert live_mentions(mine["body"]) == []  # ... but pinging nobody.
+    assert "someone" not in mine["body"]  # ... the comment does not echo the description ...
+    assert live_mentions(mine["body"]) == []
+    # ... and a full report posted from a file keeps the quote readable, pinging nobody.
+    res = cli(
+        "comment",
+        str(PR),
+        "--from-file",
+        str(report),
+        "--github",
+        FULL,
+        "--github-api-url",
+        server.url,
+    )
+    assert res.returncode == 0, res.stderr
+    (mine,) = ours(server)
+    assert "someone" in mine["body"] and live_mentions(mine["body"]) == []
 
 
 def test_oversized_report_is_posted_truncated_with_pointer_and_no_open_fence(server, tmp_path):
@@ -486,8 +500,8 @@ def test_in_actions_with_the_github_source_no_argument_is_needed_and_reruns_are_
     res = cli("comment", env=env, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     (mine,) = ours(server)
-    assert "someone" in mine["body"] and live_mentions(mine["body"]) == []
-    assert "someone" in summary.read_text(encoding="utf-8")
+    assert live_mentions(mine["body"]) == []
+    assert "someone" in summary.read_text(encoding="utf-8")  # the job summary has the full report
     # Our own comment is now among the PR's comments; it must not change the next report.
     server.reset_counts()
     res = cli("comment", env=env, cwd=tmp_path)

@@ -33,6 +33,7 @@ from prreport.render import (
     render_markdown,
     summary_texts,
 )
+from prreport.render.escape import md_text
 from prreport.report.build import build_model
 from prreport.sources.git import GitSource
 from tests.fixtures import seed_pr
@@ -817,7 +818,8 @@ def test_mixed_refactor_report_describes_every_refactor(mixed):
 
 def test_summary_texts_are_the_report_summary(mixed):
     en = summary_texts(mixed, "en")
-    assert en["one_line"] in render_markdown(mixed, "en")
+    # The Markdown shows the same sentence, escaped as Markdown prose (``\_write_json``).
+    assert md_text(en["one_line"]) in render_markdown(mixed, "en")
     assert en["one_line"] == json.loads(render_json(mixed))["summary"]["one_line"]
     assert summary_texts(mixed, "zh")["one_line"].endswith("无行为变化，纯重构。")
 

@@ -33,7 +33,7 @@ from prreport.cli.options import (
 )
 from prreport.config import Config
 from prreport.errors import ConfigError, OutputError
-from prreport.gate import gate_failure
+from prreport.gate import FailOn, gate_failure
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
 
@@ -255,10 +255,10 @@ def comment_cmd(
         found_kinds: list[str] = []
         found_risks: list[tuple[str, str]] = []
         if from_file:
-            report = _read_report(from_file)
+            report = shown = _read_report(from_file)
         else:
-            report, written, found_kinds, found_risks, rendered_number = _render(
-                config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug
+            report, shown, written, found_kinds, found_risks, rendered_number = _render(
+                config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug, gate
             )
             pr_number = pr_number or rendered_number
 
@@ -268,13 +268,17 @@ def comment_cmd(
             artifact=artifact or env.get("PRREPORT_ARTIFACT", ""),
             path=written.get("md", ""),
         )
-        comment = comment_body(report, where, lang_)
+        # The comment is the top-down summary (the job summary keeps the full report); a
+        # rendered file from an artifact may come from a fork: its links are made inert too.
+        comment = comment_body(shown, where, lang_, untrusted=bool(from_file))
         outputs = {f"{k}-path": v for k, v in written.items()}
 
         if dry_run:
             dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
             if not config.report.quiet:
-                click.echo(comment, nl=False)
+                from prreport.render.escape import terminal_text
+
+                click.echo(terminal_text(comment), nl=False)
             click.echo(
                 f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
                 err=True,
@@ -384,12 +388,17 @@ def _render(
     bundle_path: str | None,
     dry_run: bool,
     debug: bool,
-) -> tuple[str, dict[str, str], list[str], list[tuple[str, str]], int | None]:
-    """Run the pipeline; returns (markdown, written paths by format, finding kinds, risks, PR number)."""
+    gate: FailOn | None = None,
+) -> tuple[str, str, dict[str, str], list[str], list[tuple[str, str]], int | None]:
+    """Run the pipeline; returns (report, comment, written paths, finding kinds, risks, PR number).
+
+    The comment Markdown is written next to the report as ``*.comment.md`` (what a fork-safe
+    posting job sends with ``--from-file``).
+    """
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
     from prreport.publish.comment import marker_hash
-    from prreport.render import render_markdown
+    from prreport.render import render_comment, render_markdown
 
     if repo or bundle_path:
         # Render locally; the GitHub repository is only where the comment goes.
@@ -413,16 +422,23 @@ def _render(
     bundle = dataclasses.replace(bundle, issue_comments=theirs)
     analysis = analyse(bundle, src_config, debug=debug)
     for warning in analysis.warnings():
-        click.echo(warning, err=True)
+        from prreport.render.escape import terminal_line
+
+        click.echo(terminal_line(warning), err=True)
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
-    md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-    if md is None:
-        md = render_markdown(analysis.model, src_config.report.lang)
+    md_path = next((p for p in outputs if p.suffix == ".md"), None)
+    md = outputs[md_path] if md_path else render_markdown(analysis.model, src_config.report.lang)
+    risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
+    gate_view = None
+    if gate is not None and gate.items:
+        gate_view = {"kinds": list(gate.items), "hits": gate.hits(analysis.live_kinds(), risks)}
+    shown = render_comment(analysis.model, src_config.report.lang, gate_view)
+    if md_path is not None:
+        outputs[md_path.with_name(md_path.name[: -len(".md")] + ".comment.md")] = shown
     written: dict[str, str] = {}
     if not dry_run:
         write_all(outputs)
         for p in outputs:
-            written[p.suffix.lstrip(".")] = str(p)
+            written["comment" if p.name.endswith(".comment.md") else p.suffix.lstrip(".")] = str(p)
             click.echo(f"wrote {p}", err=True)
-    risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
-    return md, written, analysis.live_kinds(), risks, analysis.model.pr.get("number")
+    return md, shown, written, analysis.live_kinds(), risks, analysis.model.pr.get("number")

@@ -187,7 +187,9 @@ def digest_cmd(
         if not config.report.quiet and out_dir != "-":
             md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
             if md is not None:
-                click.echo(md, nl=False)
+                from prreport.render.escape import terminal_text
+
+                click.echo(terminal_text(md), nl=False)
         if out_dir != "-":
             for p in outputs:
                 click.echo(f"wrote {p}", err=True)

@@ -118,18 +118,22 @@ def run(debug: bool, body: Callable[[], int]) -> None:
     try:
         code = body()
     except PrreportError as exc:
+        from prreport.render.escape import terminal_line  # messages may quote PR-supplied names
+
         if debug:
             traceback.print_exc()
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {terminal_line(exc)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("error: interrupted", err=True)
         sys.exit(130)
     except Exception as exc:  # last resort: no traceback unless --debug
+        from prreport.render.escape import terminal_line
+
         if debug:
             traceback.print_exc()
         click.echo(
-            f"error: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)",
+            f"error: internal error: {type(exc).__name__}: {terminal_line(exc)} (rerun with --debug for details)",
             err=True,
         )
         sys.exit(1)
@@ -265,5 +269,9 @@ def to_stdout(out_dir: str | None, outputs: dict[Path, str]) -> bool:
             f"--out - prints one file to stdout, but this run renders {len(outputs)} ({kinds}): "
             "pass one --format and one --lang"
         )
-    click.echo(next(iter(outputs.values())), nl=False)
+    from prreport.render.escape import terminal_json, terminal_text
+
+    path, text = next(iter(outputs.items()))
+    # The terminal (or a CI log) reads it: no control sequence, no workflow-command line.
+    click.echo(terminal_json(text) if path.suffix == ".json" else terminal_text(text), nl=False)
     return True

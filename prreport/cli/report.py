@@ -31,6 +31,7 @@ from prreport.cli.options import (
 )
 from prreport.gate import gate_failure
 from prreport.output import write_all, write_atomic
+from prreport.render.escape import terminal_line
 
 REPORT_HELP = """Write the review report for a refactor pull request.
 
@@ -150,7 +151,7 @@ def report_cmd(
             source.close()
         analysis = analyse(bundle, config, debug=debug)
         for warning in analysis.warnings():
-            click.echo(warning, err=True)
+            click.echo(terminal_line(warning), err=True)
         outputs: dict[Path, str] = {}
         for lang in lang_list or (config.report.lang,):
             lang_config = dataclasses.replace(

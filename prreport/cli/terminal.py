@@ -29,6 +29,10 @@ def show(markdown: str, written: list[Path], mode: str) -> None:
     ``auto`` the summary on a terminal and the Markdown otherwise (pipes keep the old output)."""
     import click
 
+    from prreport.render.escape import terminal_text
+
+    # PR-supplied text may carry control sequences: spelt out, never sent to the terminal.
+    markdown = terminal_text(markdown)
     if mode == "auto":
         mode = "summary" if sys.stdout.isatty() else "md"
     if mode == "md":

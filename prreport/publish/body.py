@@ -14,8 +14,11 @@ from prreport.errors import OutputError
 
 # A marker-looking string inside the report (quoted PR text) is defused so ours stays unique.
 _MARKER_TEXT_RE = re.compile(r"<!--(\s*)prreport:", re.IGNORECASE)
-# GitHub links ``@user`` and ``@org/team`` when a letter or digit follows the ``@``.
-_MENTION_RE = re.compile(r"@(?=[A-Za-z0-9])")
+# GitHub links ``@user`` and ``@org/team`` when a letter or digit follows the ``@``; an entity
+# (``&#64;``, ``&#x40;``, ``&commat;``) is decoded to an ``@`` before GitHub looks, and so may
+# the next character be (``@&#97;dmin``).
+_MENTION_RE = re.compile(r"@(?=[A-Za-z0-9&])")
+_AT_ENTITY_RE = re.compile(r"&(?:#0*64|#[xX]0*40|commat);?")
 # U+2060 WORD JOINER would also do; U+200D ZERO WIDTH JOINER is invisible and breaks the match.
 _ZWJ = "\u200d"
 _FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -68,18 +71,29 @@ def _fence_opening(line: str) -> _Fence | None:
     return _Fence(run[0], len(run))
 
 
-def _code_flags(lines: list[str]) -> list[bool]:
-    """For each line: is it inside (or delimiting) a top-level fenced code block?"""
+def _code_flags(lines: list[str], strict: bool = False) -> list[bool]:
+    """For each line: is it inside (or delimiting) a top-level fenced code block?
+
+    ``strict`` counts only fences GitHub surely renders as code: opened at the start or after
+    a blank line (not inside an HTML block or a paragraph an injected line break began) and
+    closed (text after an injected opening fence stays prose).
+    """
     flags = []
     fence: _Fence | None = None
-    for line in lines:
+    start = 0
+    for i, line in enumerate(lines):
         if fence is None:
             fence = _fence_opening(line)
+            if fence is not None and strict and i > 0 and lines[i - 1].strip():
+                fence = None
+            start = i
             flags.append(fence is not None)
         else:
             flags.append(True)
             if fence.closes(line):
                 fence = None
+    if fence is not None and strict:
+        flags[start:] = [False] * (len(lines) - start)
     return flags
 
 
@@ -87,15 +101,43 @@ def neutralise_mentions(text: str) -> str:
     """Make every ``@name`` outside fenced code unlinkable (no notification), keeping it readable.
 
     A zero-width joiner after the ``@`` stays invisible but GitHub's mention filter needs a
-    letter or digit right after the ``@``. Code blocks are left alone: GitHub never links
-    there and a snippet's ``@decorator`` must stay copyable.
+    letter or digit right after the ``@``; an ``@`` spelt as an HTML entity becomes a plain
+    ``@`` with the joiner. Closed fenced code blocks that follow a blank line are left alone:
+    GitHub never links there and a snippet's ``@decorator`` must stay copyable. Lines are split as CommonMark splits
+    them (``\n``, ``\r\n``, ``\r``), so a lone ``\r`` cannot hide a fence line.
     """
-    lines = text.split("\n")
-    flags = _code_flags(lines)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    flags = _code_flags(lines, strict=True)
     out = [
-        ln if code else _MENTION_RE.sub("@" + _ZWJ, ln)
+        ln if code else _MENTION_RE.sub("@" + _ZWJ, _AT_ENTITY_RE.sub("@" + _ZWJ, ln))
         for ln, code in zip(lines, flags, strict=True)
     ]
+    return "\n".join(out)
+
+
+# In untrusted text (a fork PR's artifact) only our own collapsible-section tags stay HTML.
+_OUR_TAGS_RE = re.compile(r"^(?:<details>|</details>|<summary>[^<>]*</summary>)$")
+_URL_SCHEME_RE = re.compile(r"(?i)\b(https?|ftp|mailto)(:)")
+_WWW_RE = re.compile(r"(?i)\b(www)(\.)")
+
+
+def neutralise_links(text: str) -> str:
+    """Make links, images and raw HTML in untrusted Markdown inert, keeping the text readable.
+
+    Outside closed code blocks: brackets are escaped (no link, image or reference can form),
+    ``<`` becomes ``&lt;`` except on our own ``<details>``/``<summary>`` lines, and a joiner
+    after a URL scheme or ``www`` stops GitHub's autolinker. Mentions are a separate step.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    flags = _code_flags(lines, strict=True)
+    out = []
+    for line, code in zip(lines, flags, strict=True):
+        if code or _OUR_TAGS_RE.match(line.strip()):
+            out.append(line)
+            continue
+        line = line.replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;")
+        line = _URL_SCHEME_RE.sub("\\1" + _ZWJ + "\\2", line)
+        out.append(_WWW_RE.sub("\\1" + _ZWJ + "\\2", line))
     return "\n".join(out)
 
 

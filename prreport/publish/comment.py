@@ -14,12 +14,20 @@ from pathlib import Path
 
 from prreport.config import GitHubConfig
 from prreport.errors import ConfigError, GitHubError, OutputError
-from prreport.publish.body import defuse_markers, fit, neutralise_mentions, utf8_len, utf16_len
+from prreport.publish.body import (
+    defuse_markers,
+    fit,
+    neutralise_links,
+    neutralise_mentions,
+    utf8_len,
+    utf16_len,
+)
 
 COMMENT_LIMIT = 65_536  # GitHub answers 422 "Body is too long" above this many characters
 SUMMARY_LIMIT = 1_048_576  # $GITHUB_STEP_SUMMARY: 1 MiB per step
 ACTIONS_BOT = "github-actions[bot]"  # who the Actions token comments as (it cannot call GET /user)
 
+_MAX_COMMENT_PAGES = 100  # 10,000 comments: a server paging on beyond is not GitHub
 _MARKER = "<!-- prreport:report sha256={} -->"
 # Only a marker that opens the comment counts: a quoted marker further down is just text.
 _MARKER_RE = re.compile(r"\A<!-- prreport:report sha256=([0-9a-f]{64}) -->")
@@ -45,10 +53,18 @@ def marker_hash(body: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def comment_body(report: str, where: str, lang: str = "en", limit: int = COMMENT_LIMIT) -> str:
-    """The full comment: our marker (with the report's hash), then the safe, fitted report."""
+def comment_body(
+    report: str, where: str, lang: str = "en", limit: int = COMMENT_LIMIT, untrusted: bool = False
+) -> str:
+    """The full comment: our marker (with the report's hash), then the safe, fitted report.
+
+    ``untrusted`` (a report from a fork PR's artifact): links, images and raw HTML are made
+    inert as well as mentions.
+    """
     head = marker(report_hash(report)) + "\n"
     safe = neutralise_mentions(defuse_markers(report))
+    if untrusted:
+        safe = neutralise_links(safe)
     return head + fit(safe, limit - utf16_len(head), where, lang)
 
 
@@ -106,9 +122,26 @@ class CommentPublisher:
         self._gh.close()
 
     def _fail(self, exc: Exception, doing: str, number: int) -> GitHubError:
-        from github import GithubException
+        from github import GithubException, RateLimitExceededException
+
+        from prreport.sources.github.client import (
+            MALFORMED_ANSWER,
+            malformed_error,
+            rate_limit_wait_text,
+        )
+        from prreport.sources.github.http import PageCapReached
 
         where = f"{self.repo_name}#{number}"
+        if isinstance(exc, PageCapReached):
+            return GitHubError(
+                f"GitHub kept paging the comments of {where} ({exc}): stopped; check --github-api-url"
+            )
+        if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
+            return malformed_error(exc, f"{doing} on {where}", self._gh.requester.base_url)
+        if isinstance(exc, RateLimitExceededException):
+            return GitHubError(
+                f"GitHub API rate limit exhausted while {doing} on {where}: {rate_limit_wait_text(exc)}"
+            )
         if isinstance(exc, GithubException):
             status = exc.status
             if status == 401:
@@ -152,8 +185,11 @@ class CommentPublisher:
 
     def find(self, number: int, login: str) -> list[tuple[int, str, object]]:
         """Our comments on the PR as ``(id, hash, comment)``, oldest first (marker AND author)."""
+        from prreport.sources.github.http import page_cap
+
         try:
-            comments = list(self._repo.get_issue(number).get_comments())
+            with page_cap(_MAX_COMMENT_PAGES):
+                comments = list(self._repo.get_issue(number).get_comments())
         except Exception as exc:
             raise self._fail(exc, "listing comments", number) from None
         ours = []

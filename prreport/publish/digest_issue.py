@@ -22,6 +22,7 @@ from prreport.publish.body import (
 from prreport.publish.comment import ACTIONS_BOT, COMMENT_LIMIT
 
 ISSUE_LIMIT = COMMENT_LIMIT  # GitHub caps issue bodies like comments: 65,536 characters
+_MAX_PAGES = 100  # digest issues updated since the window began: far fewer in practice
 _MARKER = "<!-- prreport:digest repo={repo} window={label} -->"
 _TITLES = {
     "en": "prreport weekly digest: {repo} {label}",
@@ -81,7 +82,8 @@ def publish_digest_issue(
     """Create this window's digest issue, or edit ours in place (nothing when the body is equal)."""
     from github import GithubException
 
-    from prreport.sources.github.client import api_base, api_error, new_client
+    from prreport.sources.github.client import API_FAILURES, api_base, api_error, new_client
+    from prreport.sources.github.http import page_cap
 
     if not token:
         raise ConfigError(
@@ -103,14 +105,15 @@ def publish_digest_issue(
         handle = gh.get_repo(repo)
         doing = "listing issues"
         # The issue cannot predate its window by much: no need to page through older issues.
-        ours = [
-            issue
-            for issue in handle.get_issues(state="all", since=since - timedelta(days=1))
-            if issue.pull_request is None
-            and (issue.body or "").startswith(marker)
-            and issue.user is not None
-            and issue.user.login.lower() == login.lower()
-        ]
+        with page_cap(_MAX_PAGES):
+            ours = [
+                issue
+                for issue in handle.get_issues(state="all", since=since - timedelta(days=1))
+                if issue.pull_request is None
+                and (issue.body or "").startswith(marker)
+                and issue.user is not None
+                and issue.user.login.lower() == login.lower()
+            ]
         if not ours:
             doing = "creating the digest issue"
             created = handle.create_issue(title=title, body=body)
@@ -121,7 +124,7 @@ def publish_digest_issue(
         doing = f"editing issue #{issue.number}"
         issue.edit(title=title, body=body)
         return IssueResult("updated", int(issue.number), str(issue.html_url or ""))
-    except (GithubException, OSError) as exc:  # requests' connection errors are OSErrors
+    except API_FAILURES as exc:
         raise api_error(
             exc, doing, repo, api_url, {403: "the token needs 'issues: write'"}
         ) from None

@@ -2,7 +2,7 @@
 
 from prreport.render.html import markdown_to_html_fragment, render_digest_html, render_html
 from prreport.render.json import render_json
-from prreport.render.markdown import render_digest_markdown, render_markdown
+from prreport.render.markdown import render_comment, render_digest_markdown, render_markdown
 from prreport.render.motivation import extract_motivation
 from prreport.render.templates import environment, templates_dir
 from prreport.render.view import report_view, summary_texts
@@ -11,6 +11,7 @@ __all__ = [
     "environment",
     "extract_motivation",
     "markdown_to_html_fragment",
+    "render_comment",
     "render_digest_html",
     "render_digest_markdown",
     "render_html",

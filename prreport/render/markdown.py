@@ -35,6 +35,17 @@ def _zh_spacing(text: str) -> str:
     return "\n".join(out)
 
 
+def render_comment(model: ReportModel, lang: str, gate: dict[str, Any] | None = None) -> str:
+    """The PR comment in ``lang``: badge, summary table, then collapsible sections.
+
+    ``gate`` is ``{"kinds": [...], "hits": [...]}`` when ``--fail-on`` was given.
+    """
+    tpl = environment().get_template(f"{lang}/comment.md.j2")
+    text = tpl.render(m=model, r=report_view(model, lang), gate=gate)
+    text = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    return _zh_spacing(text) if lang == "zh" else text
+
+
 def render_digest_markdown(digest: dict[str, Any], lang: str) -> str:
     """The weekly digest in Markdown; ``digest`` is the digest's JSON value."""
     tpl = environment().get_template(f"{lang}/digest.md.j2")

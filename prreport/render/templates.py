@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
+
+from prreport.render.escape import md_code, md_fence, md_quote, md_text, md_url
 
 
 def templates_dir() -> Path:
@@ -16,39 +19,6 @@ def templates_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent / "templates"
-
-
-def _md_escape(value: Any) -> str:
-    """Neutralise Markdown-active characters in PR-supplied inline text."""
-    text = "" if value is None else str(value)
-    for ch in ("\\", "`", "*", "_", "[", "]", "<", ">", "|", "#"):
-        text = text.replace(ch, "\\" + ch)
-    return text.replace("\n", " ")
-
-
-def _code(value: Any) -> str:
-    """Inline code span that survives backticks inside the value."""
-    text = "" if value is None else str(value)
-    _fence = "`"
-    while _fence in text:
-        _fence += "`"
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{_fence}{pad}{text}{pad}{_fence}"
-
-
-def _fence(value: Any, lang: str = "") -> str:
-    """Fenced code block whose _fence is longer than any backtick run inside."""
-    text = "" if value is None else str(value)
-    _fence = "```"
-    while _fence in text:
-        _fence += "`"
-    return f"{_fence}{lang}\n{text.rstrip()}\n{_fence}"
-
-
-def _quote(value: Any) -> str:
-    """Block-_quote PR text line by line (it stays Markdown, but cannot break out of the _quote)."""
-    text = "" if value is None else str(value).strip()
-    return "\n".join("> " + line if line else ">" for line in text.splitlines())
 
 
 def environment() -> jinja2.Environment:
@@ -61,14 +31,18 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["md"] = _md_escape
-    env.filters["code"] = _code
-    env.filters["fence"] = _fence
-    env.filters["quote"] = _quote
+    # Every PR-supplied string reaches Markdown through one of these (prreport.render.escape).
+    env.filters["md"] = md_text
+    env.filters["code"] = md_code
+    env.filters["fence"] = md_fence
+    env.filters["quote"] = md_quote
+    env.filters["url"] = md_url
     env.filters["shortscope"] = _shortscope
     env.filters["when"] = _when
     env.filters["shortpath"] = _shortpath
     env.globals["loc"] = _loc
+    env.globals["line_url"] = _line_url
+    env.globals["link"] = _link
     return env
 
 
@@ -82,7 +56,7 @@ def _when(value: Any) -> str:
     """ISO timestamp -> ``YYYY-MM-DD HH:MM`` (as the exemplar prints it); other text unchanged."""
     text = "" if value is None else str(value)
     m = re.match(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})", text)
-    return f"{m.group(1)} {m.group(2)}" if m else text
+    return f"{m.group(1)} {m.group(2)}" if m else md_text(text)
 
 
 def _shortpath(value: Any) -> str:
@@ -92,4 +66,26 @@ def _shortpath(value: Any) -> str:
 
 def _loc(path: Any, line: Any = None) -> str:
     """``path:line`` as inline code."""
-    return _code(f"{path}:{line}" if line else f"{path}")
+    return md_code(f"{path}:{line}" if line else f"{path}")
+
+
+_PR_URL_RE = re.compile(r"^(https?://[^/\s]+/[^/\s]+/[^/\s]+)/pull/\d+$")
+
+
+def _line_url(pr: Any, path: Any, line: Any = None, end: Any = None) -> str:
+    """A link to ``path`` (and its lines) at the head commit on GitHub, or ``""`` when unknown."""
+    m = _PR_URL_RE.match(str(pr.get("url") or ""))
+    repo = str(pr.get("repo") or "")
+    base = m.group(1) if m else (f"https://github.com/{repo}" if repo.count("/") == 1 else "")
+    sha = str(pr.get("head_sha") or "")
+    if not base or not re.fullmatch(r"[0-9a-f]{7,40}", sha) or not path:
+        return ""
+    url = f"{base}/blob/{sha}/{quote(str(path), safe='/')}"
+    if isinstance(line, int) and line > 0:
+        url += f"#L{line}" + (f"-L{end}" if isinstance(end, int) and end > line else "")
+    return md_url(url)
+
+
+def _link(text: Any, url: Any) -> str:
+    """``[text](url)`` when there is a URL (``text`` is Markdown already), else ``text``."""
+    return f"[{text}]({url})" if url else str(text)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, TypeVar
 
 import requests
 from github import Github, GithubException
@@ -25,8 +24,16 @@ from github.GithubException import (
 
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
-from prreport.sources.github.client import api_base, new_client, retry_status
-from prreport.sources.github.http import cache_namespace, install_cache
+from prreport.sources.github.client import (
+    MALFORMED_ANSWER,
+    malformed_error,
+    new_client,
+    request_deadline,
+    retry_status,
+)
+from prreport.sources.github.http import PageCapReached, cache_namespace, page_cap
+
+T = TypeVar("T")
 
 
 def _token() -> str | None:
@@ -79,20 +86,18 @@ class PullRequestApi:
         """The PyGithub client, built on first use (with the HTTP cache unless it is off)."""
         if self._gh is not None:
             return self._gh
-        scheme = urlsplit(api_base(self.config)).scheme
-        self._gh = new_client(self.config, self.token)
+        cache_dir = None
         if self.config.cache:
             ns = Path(self.config.cache_dir) / "github" / cache_namespace(self.token, self.api_url)
             try:
-                if not install_cache(self._gh.requester, ns / "http", scheme):
-                    self.notes.append(
-                        "HTTP cache unavailable with this PyGithub version; fetched without it"
-                    )
-                self.content_dir = ns / "content"
+                (ns / "http").mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise GitHubError(
                     f"cannot create the cache directory {ns}: {exc.strerror} (set github.cache_dir or use --no-cache)"
                 ) from None
+            cache_dir = ns / "http"
+            self.content_dir = ns / "content"
+        self._gh = new_client(self.config, self.token, cache_dir=cache_dir)
         return self._gh
 
     @contextlib.contextmanager
@@ -102,9 +107,13 @@ class PullRequestApi:
         try:
             yield
         except RateLimitExceededException as exc:
+            wait = getattr(exc, "wait", None)
+            asked = f"GitHub asks for a {wait:.0f} s wait" if wait else ""
+            resets = _reset_text(exc.headers)
+            when = f"it resets {resets}" if resets != "at an unknown time" or not asked else asked
             raise GitHubError(
-                f"GitHub API rate limit exhausted while {what} for {where}; it resets {_reset_text(exc.headers)}, "
-                f"later than github.max_rate_limit_wait ({self.config.max_rate_limit_wait} s) allows: rerun then"
+                f"GitHub API rate limit exhausted while {what} for {where}; {when}, more than is left of "
+                f"the run's github.max_rate_limit_wait budget ({self.config.max_rate_limit_wait} s in all): rerun then"
                 + ("" if self.token else ", or set GITHUB_TOKEN for a higher limit")
             ) from None
         except BadCredentialsException:
@@ -125,6 +134,11 @@ class PullRequestApi:
                 ) from None
             raise self._status_error(status, "", what) from None
         except (requests.exceptions.Timeout, requests.exceptions.ConnectionError) as exc:
+            if "no complete answer within" in str(exc):
+                raise GitHubError(
+                    f"GitHub API at {self.api_url} did not complete an answer within {request_deadline(self.config):g} s "
+                    f"(twice github.timeout) while {what}: raise github.timeout or try again later"
+                ) from None
             if "timed out" in str(exc).lower() or isinstance(exc, requests.exceptions.Timeout):
                 raise GitHubError(
                     f"GitHub API at {self.api_url} did not answer within {self.config.timeout} s while {what} "
@@ -133,6 +147,42 @@ class PullRequestApi:
             raise GitHubError(
                 f"cannot reach the GitHub API at {self.api_url} while {what}: check --github-api-url and the network"
             ) from None
+        except GitHubError:
+            raise
+        except MALFORMED_ANSWER as exc:
+            raise malformed_error(exc, what, self.api_url) from None
+
+    def listing(
+        self,
+        items: Iterable[T],
+        what: str,
+        max_items: int,
+        touch: Callable[[T], object] | None = None,
+    ) -> list[T]:
+        """At most ``max_items`` of a paginated listing, in at most the pages they fill plus one.
+
+        A server that keeps linking a next page (empty or not) is cut off there with a note,
+        so no listing can run forever. ``touch`` reads the attributes used later, so a
+        malformed item is reported against this listing's endpoint.
+        """
+        out: list[T] = []
+        max_pages = -(-max_items // 100) + 1
+        with self.calls(what), page_cap(max_pages):
+            try:
+                for item in items:
+                    if len(out) >= max_items:
+                        self.notes.append(
+                            f"{what}: more than {max_items} listed; the first {max_items} are used"
+                        )
+                        break
+                    if touch is not None:
+                        touch(item)
+                    out.append(item)
+            except PageCapReached:
+                self.notes.append(
+                    f"{what}: GitHub kept linking more pages after {max_pages}; {len(out)} items read"
+                )
+        return out
 
     def _status_error(self, status: int | None, message: str, what: str) -> GitHubError:
         detail = f": {message}" if message else ""

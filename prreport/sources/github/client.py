@@ -3,25 +3,58 @@
 Every module behind the PyGithub door (the source, the PR-comment and digest publishers,
 the digest's PR listing) builds its client here, so none of them can sleep unbounded on a
 rate limit (PyGithub's default retry waits for the reset, which can be > 15 minutes).
+``github.max_rate_limit_wait`` is a budget for the whole run, shared by all its clients:
+a wait that does not fit what is left fails at once instead of sleeping first.
 """
 
 from __future__ import annotations
 
+import email.utils
 import inspect
 import logging
 import re
+import threading
+import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import github
 import requests
 from github import Auth, Github, GithubException, GithubRetry
+from github.GithubException import (
+    BadAttributeException,
+    RateLimitExceededExceedsMaxWait,
+    RateLimitExceededException,
+)
 from urllib3.util.retry import Retry
 
 from prreport import __version__
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
+from prreport.sources.github.http import PageCapReached, install_transport, last_request
+
+# What PyGithub raises on an answer that is not the API's: a body that is not JSON (HTML from a
+# proxy, truncated), ``null`` or a list for an object, wrong types, invalid dates, and (as
+# RuntimeError) a redirect to another host. Caught only around API calls, where they can only
+# mean a malformed answer; ``--debug`` shows the traceback.
+MALFORMED_ANSWER: tuple[type[Exception], ...] = (
+    BadAttributeException,
+    ValueError,
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    RuntimeError,
+)
+# Every failure of a call through a client from ``new_client`` (OSError covers requests').
+API_FAILURES: tuple[type[Exception], ...] = (
+    GithubException,
+    OSError,
+    PageCapReached,
+    *MALFORMED_ANSWER,
+)
 
 
 def api_base(config: GitHubConfig) -> str:
@@ -34,8 +67,94 @@ def api_base(config: GitHubConfig) -> str:
     return api_url
 
 
-def new_client(config: GitHubConfig, token: str | None, per_page: int = 100) -> Github:
-    """A lazy client with bounded retries: at most ``max_rate_limit_wait`` seconds of waiting."""
+class WaitBudget:
+    """Seconds a run may still sleep on rate limits (``github.max_rate_limit_wait`` in all)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.total = float(seconds)
+        self.spent = 0.0
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float:
+        """Seconds left to wait."""
+        with self._lock:
+            return max(0.0, self.total - self.spent)
+
+    def take(self, seconds: float) -> bool:
+        """Reserve ``seconds`` of waiting; False (nothing reserved) when they do not fit."""
+        with self._lock:
+            if self.spent + seconds > self.total:
+                return False
+            self.spent += seconds
+            return True
+
+
+# One run is one process: every client of the run (the PR source, the publisher, the
+# digest's listing and its per-PR sources) draws on the same budget.
+_BUDGETS: dict[float, WaitBudget] = {}
+_BUDGETS_LOCK = threading.Lock()
+
+
+def run_wait_budget(seconds: float) -> WaitBudget:
+    """The run's rate-limit wait budget of ``seconds`` (created on first use)."""
+    with _BUDGETS_LOCK:
+        return _BUDGETS.setdefault(float(seconds), WaitBudget(seconds))
+
+
+def reset_wait_budgets() -> None:
+    """Forget the spent budgets (a new run in the same process, e.g. in tests)."""
+    with _BUDGETS_LOCK:
+        _BUDGETS.clear()
+
+
+def _retry_after(response: Any) -> float | None:
+    """The ``Retry-After`` header in seconds, uncapped (None when absent or unreadable)."""
+    value = (getattr(response, "headers", None) or {}).get("Retry-After")
+    if value is None:
+        return None
+    value = str(value).strip()
+    if value.isdigit():
+        return float(value)
+    parsed = email.utils.parsedate_tz(value)
+    return None if parsed is None else max(0.0, email.utils.mktime_tz(parsed) - time.time())
+
+
+class _BudgetRetry(GithubRetry):
+    """GithubRetry whose rate-limit sleeps all come out of one ``WaitBudget``."""
+
+    budget: WaitBudget
+
+    def new(self, **kw: Any) -> _BudgetRetry:
+        retry = super().new(**kw)
+        retry.budget = self.budget
+        return retry
+
+    def increment(self, *args: Any, **kwargs: Any) -> Retry:  # type: ignore[override]
+        # GithubRetry raises when the reset is further away than this: what is left, not the whole.
+        self.max_rate_limit_wait = self.budget.remaining()
+        return super().increment(*args, **kwargs)
+
+    def sleep(self, response: Any = None) -> None:
+        status = getattr(response, "status", None)
+        after = _retry_after(response) if response is not None else None
+        wait = after if after is not None else self.get_backoff_time()
+        if status not in (403, 429) and after is None:
+            if wait > 0:  # a 5xx or connection backoff: bounded by the retry count
+                time.sleep(wait)
+            return
+        if not self.budget.take(wait):
+            headers = dict(getattr(response, "headers", None) or {})
+            raise RateLimitExceededExceedsMaxWait(
+                status or 403, {"message": "rate limit wait budget used up"}, headers, wait=wait
+            )
+        if wait > 0:
+            time.sleep(wait)
+
+
+def new_client(
+    config: GitHubConfig, token: str | None, per_page: int = 100, cache_dir: Path | None = None
+) -> Github:
+    """A lazy client with bounded retries, request deadlines and a run-wide rate-limit wait budget."""
     # PyGithub logs every retry at INFO on its own stderr handler: keep the CLI to one line.
     if logging.getLogger("github").level == logging.INFO:
         github.set_log_level(logging.WARNING)
@@ -43,7 +162,7 @@ def new_client(config: GitHubConfig, token: str | None, per_page: int = 100) -> 
     retry_kw: dict[str, Any] = {}
     if "retry_after_max" in inspect.signature(Retry.__init__).parameters:
         retry_kw["retry_after_max"] = wait  # urllib3 >= 2.5 caps Retry-After sleeps
-    retry = GithubRetry(
+    retry = _BudgetRetry(
         total=config.retries,
         backoff_factor=0.5,
         backoff_max=10,
@@ -52,9 +171,11 @@ def new_client(config: GitHubConfig, token: str | None, per_page: int = 100) -> 
         secondary_rate_wait=min(60, wait),
         **retry_kw,
     )
-    return Github(
+    retry.budget = run_wait_budget(wait)
+    base = api_base(config)
+    gh = Github(
         auth=Auth.Token(token) if token else None,
-        base_url=api_base(config),
+        base_url=base,
         timeout=config.timeout,
         per_page=per_page,
         retry=retry,
@@ -63,6 +184,14 @@ def new_client(config: GitHubConfig, token: str | None, per_page: int = 100) -> 
         # Requests are serial already; PyGithub's default 0.25 s pause only adds latency.
         seconds_between_requests=None,
     )
+    # Every request, cached or not, gets a total deadline (a trickled body cannot hang a run).
+    install_transport(gh.requester, urlsplit(base).scheme, request_deadline(config), cache_dir)
+    return gh
+
+
+def request_deadline(config: GitHubConfig) -> float:
+    """Seconds one attempt of a request may take in all: twice ``github.timeout``."""
+    return 2.0 * max(1, config.timeout)
 
 
 def api_error(
@@ -70,6 +199,17 @@ def api_error(
 ) -> GitHubError:
     """One-line error for a failed call (``doing`` on ``repo``), with the fix for common statuses."""
     status: int | None = None
+    if isinstance(exc, PageCapReached):
+        return GitHubError(
+            f"GitHub API at {api_url} kept paging while {doing} on {repo} ({exc}): "
+            "stopped; check --github-api-url"
+        )
+    if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
+        return malformed_error(exc, doing, api_url)
+    if isinstance(exc, RateLimitExceededException):
+        return GitHubError(
+            f"GitHub API rate limit exhausted while {doing} on {repo}: {rate_limit_wait_text(exc)}"
+        )
     if isinstance(exc, requests.exceptions.RetryError):  # retries used up on 5xx or a rate limit
         status = retry_status(exc)
         if status == 403:  # GithubRetry retries a 403 only when it is a rate limit
@@ -98,3 +238,26 @@ def retry_status(exc: Exception) -> int | None:
     """The HTTP status a ``RetryError`` gave up on ("too many 500 error responses")."""
     m = re.search(r"too many (\d{3}) error", str(exc))
     return int(m.group(1)) if m else None
+
+
+def rate_limit_wait_text(exc: RateLimitExceededException) -> str:
+    """Why a rate limit was not waited out: the wait asked for against the run's budget."""
+    wait = getattr(exc, "wait", None)
+    asked = f"it asks for a wait of {wait:.0f} s, " if wait else ""
+    return (
+        f"{asked}more than the run's rate-limit wait budget (github.max_rate_limit_wait) has left"
+    )
+
+
+def malformed_error(exc: Exception, doing: str, api_url: str) -> GitHubError:
+    """One line for an answer that is not the API's, naming the endpoint that gave it."""
+    endpoint = last_request() or "a request"
+    text = " ".join(str(exc).split())
+    if isinstance(exc, RuntimeError) and "redirected" in text:
+        why = "a redirect to another host"
+    else:
+        why = f"{type(exc).__name__}: {text[:160]}" if text else type(exc).__name__
+    return GitHubError(
+        f"GitHub API at {api_url} gave a malformed answer to {endpoint} while {doing} ({why}): "
+        "check --github-api-url (a proxy or an outage page?) or try again later"
+    )

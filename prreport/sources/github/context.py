@@ -87,14 +87,17 @@ class ContextFiles:
             + " ".join(fields)
             + " } }"
         )
+        out: dict[str, str | None] = {}
         with self._api.calls("reading context files"):
             _headers, data = self._api.client().requester.graphql_query(query, variables)
-        repo = (data.get("data") or {}).get("repository") or {}
-        out: dict[str, str | None] = {}
-        for i, p in enumerate(paths):
-            blob = repo.get(f"f{i}")
-            text = None if not blob or blob.get("isBinary") else blob.get("text")
-            out[p] = text
+            repo = (data.get("data") or {}).get("repository") or {}
+            for i, p in enumerate(paths):
+                blob = repo.get(f"f{i}")
+                text = None if not blob or blob.get("isBinary") else blob.get("text")
+                if text is not None and not isinstance(text, str):
+                    raise TypeError(f"the text of {p} is a {type(text).__name__}")
+                out[p] = text
+        for p, text in out.items():
             self._store(p, text)
         return out
 

@@ -1,4 +1,4 @@
-"""HTTP plumbing under PyGithub: an on-disk cache with conditional requests, bounded retries.
+"""HTTP plumbing under PyGithub: an on-disk cache with conditional requests, request deadlines, page caps.
 
 CacheControl (a well-kept RFC 7234 cache for ``requests``) stores responses in a
 ``FileCache`` and revalidates stale ones with ``If-None-Match`` / ``If-Modified-Since``;
@@ -11,19 +11,28 @@ instantiates from a per-instance attribute and then reuses. The only public hook
 would leak the cache into every other client (the comment publisher) and open one TCP
 connection per request. Instead we give this one requester connection subclasses that mount
 a ``CacheControlAdapter`` (carrying PyGithub's retry policy) in place of the plain adapter.
+Every client gets such an adapter, cached or not, for the total deadline of each request.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from cachecontrol import CacheControlAdapter
 from cachecontrol.caches import FileCache
 from cachecontrol.heuristics import BaseHeuristic
 from github.Requester import HTTPRequestsConnectionClass, HTTPSRequestsConnectionClass, Requester
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.exceptions import ReadTimeoutError
 
 
 class _NoAuthorizationVary(BaseHeuristic):
@@ -58,40 +67,198 @@ def _mount(session: requests.Session, scheme: str, adapter: requests.adapters.HT
         old.close()
 
 
-def _cached_classes(cache_dir: Path) -> tuple[type, type]:
-    """Connection classes whose session caches in ``cache_dir``."""
-    cache = FileCache(str(cache_dir))
+# -- deadlines, page caps, the last request ---------------------------------------------------
+#
+# ``timeout`` bounds each socket read, so a server that trickles one byte a second never
+# times out. Every attempt of a request therefore also has a total deadline: a timer that,
+# when it fires, shuts the attempt's socket down, which turns the blocked read into an error
+# reported as a timeout. The pool classes below tell the timer which socket an attempt uses.
 
-    def adapter(conn: Any) -> CacheControlAdapter:
-        return CacheControlAdapter(
-            cache=cache,
-            heuristic=_NoAuthorizationVary(),
-            max_retries=conn.retry,
-            pool_connections=conn.pool_size,
-            pool_maxsize=conn.pool_size,
-        )
+_local = threading.local()
 
-    class _CachedHTTP(HTTPRequestsConnectionClass):
+
+class PageCapReached(Exception):
+    """A listing asked for more pages than its cap allows (an endless ``rel="next"`` chain)."""
+
+
+class _Attempt:
+    """The deadline of one request: its timer and the connection of its current attempt."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+        self.expired = False
+        self.conn: Any = None
+        self.started: float | None = None
+        self._timer: threading.Timer | None = None
+
+    def begin(self, conn: Any) -> None:
+        """A new attempt on ``conn`` starts: its whole answer is due within the deadline."""
+        self.pause()
+        self.conn = conn
+        self.started = time.monotonic()
+        self._arm(self.deadline)
+
+    def resume(self) -> None:
+        """The body of the last attempt is read next: what is left of its deadline applies."""
+        if self.started is not None:
+            self._arm(self.deadline - (time.monotonic() - self.started))
+
+    def pause(self) -> None:
+        """Stop the timer (headers are in, or the attempt failed, or the request is over)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _arm(self, seconds: float) -> None:
+        self.pause()
+        if seconds <= 0:
+            self._expire()
+            return
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self.expired = True
+        sock = getattr(self.conn, "sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def timeout_text(self) -> str:
+        return f"Read timed out (no complete answer within {self.deadline:g} s)"
+
+
+def _deadline_pool(base: type[HTTPConnectionPool]) -> type[HTTPConnectionPool]:
+    class _Pool(base):  # type: ignore[valid-type,misc]
+        def _make_request(self, conn: Any, method: str, url: str, *args: Any, **kw: Any) -> Any:
+            attempt: _Attempt | None = getattr(_local, "attempt", None)
+            if attempt is None:
+                return super()._make_request(conn, method, url, *args, **kw)
+            attempt.begin(conn)
+            try:
+                return super()._make_request(conn, method, url, *args, **kw)
+            except Exception:
+                if attempt.expired:
+                    # A timeout to urllib3: retried like one, reported like one.
+                    raise ReadTimeoutError(self, url, attempt.timeout_text()) from None
+                raise
+            finally:
+                attempt.pause()
+
+    return _Pool
+
+
+_POOLS = {"http": _deadline_pool(HTTPConnectionPool), "https": _deadline_pool(HTTPSConnectionPool)}
+
+
+class _DeadlineMixin:
+    """Adapter behaviour: a total deadline per request, page caps, the last request remembered."""
+
+    deadline: float = 60.0
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)  # type: ignore[misc]
+        self.poolmanager.pool_classes_by_scheme = dict(_POOLS)  # type: ignore[attr-defined]
+
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
+        _local.last = f"{request.method} {urlsplit(request.url or '').path}"
+        cap: _PageCap | None = getattr(_local, "pages", None)
+        if cap is not None:
+            cap.used += 1
+            if cap.used > cap.limit:
+                raise PageCapReached(f"more than {cap.limit} pages")
+        attempt = _Attempt(self.deadline)
+        _local.attempt = attempt
+        try:
+            response = super().send(request, *args, **kwargs)  # type: ignore[misc]
+            attempt.resume()
+            try:
+                response.content  # noqa: B018 - the body is read under the deadline
+            except Exception:
+                if attempt.expired:
+                    raise requests.exceptions.ReadTimeout(
+                        attempt.timeout_text(), request=request
+                    ) from None
+                raise
+            if attempt.expired:
+                raise requests.exceptions.ReadTimeout(attempt.timeout_text(), request=request)
+            return response
+        finally:
+            attempt.pause()
+            _local.attempt = None
+
+
+class _DeadlineAdapter(_DeadlineMixin, requests.adapters.HTTPAdapter):
+    pass
+
+
+class _DeadlineCacheAdapter(_DeadlineMixin, CacheControlAdapter):
+    pass
+
+
+class _PageCap:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+
+@contextlib.contextmanager
+def page_cap(limit: int) -> Iterator[None]:
+    """At most ``limit`` requests (pages) inside the block, in this thread: then ``PageCapReached``."""
+    old = getattr(_local, "pages", None)
+    _local.pages = _PageCap(limit)
+    try:
+        yield
+    finally:
+        _local.pages = old
+
+
+def last_request() -> str:
+    """``METHOD /path`` of the last request this thread sent (``""`` before any)."""
+    return str(getattr(_local, "last", ""))
+
+
+def _connection_classes(cache_dir: Path | None, deadline: float) -> tuple[type, type]:
+    """Connection classes whose session has the deadline adapter (caching in ``cache_dir``)."""
+    cache = FileCache(str(cache_dir)) if cache_dir is not None else None
+
+    def adapter(conn: Any) -> requests.adapters.HTTPAdapter:
+        pool = {"pool_connections": conn.pool_size, "pool_maxsize": conn.pool_size}
+        made: _DeadlineMixin
+        if cache is None:
+            made = _DeadlineAdapter(max_retries=conn.retry, **pool)
+        else:
+            made = _DeadlineCacheAdapter(
+                cache=cache, heuristic=_NoAuthorizationVary(), max_retries=conn.retry, **pool
+            )
+        made.deadline = deadline
+        return made  # type: ignore[return-value]
+
+    class _HTTP(HTTPRequestsConnectionClass):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.adapter = adapter(self)
             _mount(self.session, "http://", self.adapter)
 
-    class _CachedHTTPS(HTTPSRequestsConnectionClass):
+    class _HTTPS(HTTPSRequestsConnectionClass):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.adapter = adapter(self)
             _mount(self.session, "https://", self.adapter)
 
-    return _CachedHTTP, _CachedHTTPS
+    return _HTTP, _HTTPS
 
 
-def install_cache(requester: Requester, cache_dir: Path, scheme: str) -> bool:
-    """Make ``requester`` use the on-disk cache; False if this PyGithub has no such hook."""
+def install_transport(
+    requester: Requester, scheme: str, deadline: float, cache_dir: Path | None = None
+) -> bool:
+    """Give ``requester`` the deadline adapter (with the on-disk cache in ``cache_dir``); False without a hook."""
     attr = "_Requester__connectionClass"
     if not hasattr(requester, attr):
         return False
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    http_cls, https_cls = _cached_classes(cache_dir)
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    http_cls, https_cls = _connection_classes(cache_dir, deadline)
     setattr(requester, attr, https_cls if scheme == "https" else http_cls)
     return True

@@ -5,7 +5,6 @@ Every lookup is optional: a failure other than a rejected token becomes a source
 
 from __future__ import annotations
 
-import itertools
 import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -29,13 +28,16 @@ def related_prs(
     window = timedelta(days=api.config.related_window_days)
     lo, hi = when - window, when + window
     others: dict[int, SeriesKey] = {}
-    for key in _series_prs(api, meta.title, lo, hi):
+    # Each lookup as a whole is optional: a malformed answer while reading one is a note too.
+    series = _soft(api, "reading the PR series", lambda: _series_prs(api, meta.title, lo, hi))
+    for key in series or []:
         _add(others, key)
-    for key in _same_file_prs(api, files, lo, hi):
+    same_files = _soft(api, "reading recent PRs", lambda: _same_file_prs(api, files, lo, hi))
+    for key in same_files or []:
         _add(others, key)
     text = "\n".join([meta.body] + [f"{c.subject}\n{c.body}" for c in commits])
     wanted = sorted(referenced_numbers(text) - set(others) - {api.number})[:_REFERENCED_MAX]
-    for key in _referenced_prs(api, wanted):
+    for key in _soft(api, "reading referenced PRs", lambda: _referenced_prs(api, wanted)) or []:
         _add(others, key)
     this = SeriesKey(
         meta.number,
@@ -79,7 +81,7 @@ def _series_prs(api: PullRequestApi, title: str, lo: datetime, hi: datetime) -> 
         _soft(
             api,
             "searching for the PR series",
-            lambda: list(itertools.islice(api.client().search_issues(query), 100)),
+            lambda: api.listing(api.client().search_issues(query), "searching", 100),
         )
         or []
     )
@@ -116,8 +118,8 @@ def _same_file_prs(
             _soft(
                 api,
                 f"listing recent commits of {f.before_path}",
-                lambda p=f.before_path: list(
-                    itertools.islice(api.repo().get_commits(path=p, since=lo, until=hi), 100)
+                lambda p=f.before_path: api.listing(
+                    api.repo().get_commits(path=p, since=lo, until=hi), f"listing {p}", 100
                 ),
             )
             or []

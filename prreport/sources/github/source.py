@@ -8,7 +8,6 @@ every GET goes through an HTTP cache with conditional requests (304s cost no rat
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -25,6 +24,23 @@ from prreport.textlines import split_lines
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
 _FILES_CAP = 3000  # GitHub lists at most 3000 files of a PR
 _COMMITS_CAP = 250  # and at most 250 commits
+# Caps of our own on the other listings, so a server that keeps paging cannot hang a run.
+_COMMENTS_CAP = 3000
+_CHECKS_CAP = 1000
+
+
+def _file_fields(f: Any) -> object:
+    """Every field of a listed file the source reads (a malformed one fails here)."""
+    return (
+        f.filename,
+        f.status,
+        f.previous_filename,
+        f.patch,
+        f.sha,
+        f.additions,
+        f.deletions,
+        f.changes,
+    )
 
 
 class GitHubSource:
@@ -55,14 +71,23 @@ class GitHubSource:
         repo = self._api.repo()
         pr, meta, (changed, n_comments, n_review_comments, n_commits) = self._pull_request(repo)
         self._context.head = meta.head_sha
-        with self._api.calls("listing the changed files"):
-            listed = list(itertools.islice(pr.get_files(), _FILES_CAP))
+        listed = self._api.listing(
+            pr.get_files(), "listing the changed files", _FILES_CAP, touch=_file_fields
+        )
+        if changed and not listed:
+            raise GitHubError(
+                f"GitHub API at {self.api_url} listed none of the {changed} changed files of "
+                f"{self.repo_name} PR #{self.number} (GET .../pulls/{self.number}/files): try again later"
+            )
         if changed > len(listed):
             self._notes.append(
                 f"GitHub lists at most {_FILES_CAP} files of a pull request: {len(listed)} of {changed} analysed"
             )
         self._read_tree(repo, meta.head_sha)
-        files = [file_change(self._api, f, meta.base_sha, self._tree, self._texts) for f in listed]
+        with self._api.calls("reading the changed files"):
+            files = [
+                file_change(self._api, f, meta.base_sha, self._tree, self._texts) for f in listed
+            ]
         reviews, review_comments, issue_comments = self._review_data(
             pr, n_review_comments, n_comments
         )
@@ -133,7 +158,7 @@ class GitHubSource:
                     r.state,
                     url=r.html_url or "",
                 )
-                for r in pr.get_reviews()
+                for r in self._api.listing(pr.get_reviews(), "reading reviews", _COMMENTS_CAP)
             ]
         review_comments: list[Comment] = []
         if n_review_comments:
@@ -148,7 +173,9 @@ class GitHubSource:
                         line=c.line or c.original_line,
                         url=c.html_url or "",
                     )
-                    for c in pr.get_review_comments()
+                    for c in self._api.listing(
+                        pr.get_review_comments(), "reading review comments", _COMMENTS_CAP
+                    )
                 ]
         issue_comments: list[Comment] = []
         if n_comments:
@@ -161,7 +188,9 @@ class GitHubSource:
                         iso_time(c.created_at),
                         url=c.html_url or "",
                     )
-                    for c in pr.get_issue_comments()
+                    for c in self._api.listing(
+                        pr.get_issue_comments(), "reading comments", _COMMENTS_CAP
+                    )
                 ]
         return reviews, review_comments, issue_comments
 
@@ -169,7 +198,7 @@ class GitHubSource:
         """The PR's commits (GitHub lists at most 250: a note says when some are missing)."""
         with self._api.calls("reading the commits"):
             commits = []
-            for c in itertools.islice(pr.get_commits(), _COMMITS_CAP):
+            for c in self._api.listing(pr.get_commits(), "reading the commits", _COMMITS_CAP):
                 subject, _, body = (c.commit.message or "").partition("\n")
                 commits.append(
                     CommitInfo(
@@ -190,10 +219,12 @@ class GitHubSource:
         commit = self._api.repo().get_commit(head_sha)  # lazy: no request
         out = []
         with self._api.calls("reading check runs"):
-            for run in commit.get_check_runs():
+            for run in self._api.listing(
+                commit.get_check_runs(), "reading check runs", _CHECKS_CAP
+            ):
                 out.append(CheckResult(run.name, run.status, run.conclusion))
         with self._api.calls("reading the commit status"):
-            for st in commit.get_combined_status().statuses:
+            for st in commit.get_combined_status().statuses[:_CHECKS_CAP]:
                 state = st.state
                 if state == "pending":
                     out.append(CheckResult(st.context, "in_progress", None))

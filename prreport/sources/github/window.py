@@ -8,8 +8,10 @@ inside it and paging stops there.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any
 
 from prreport.config import GitHubConfig
 
@@ -25,6 +27,18 @@ class MergedInfo:
     url: str
 
 
+_MAX_PAGES = 500  # 50,000 closed PRs updated since the window began
+
+
+def _until(pulls: Iterable[Any], since: datetime) -> Iterator[Any]:
+    """Closed PRs, newest update first, until one was last updated before ``since``."""
+    for pr in pulls:
+        updated = _aware(pr.updated_at)
+        if updated is not None and updated < since:
+            return
+        yield pr
+
+
 def _aware(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -35,9 +49,8 @@ def merged_in_window(
     config: GitHubConfig, since: datetime, until: datetime, per_page: int = 100
 ) -> list[MergedInfo]:
     """PRs merged in ``[since, until)``, oldest first; pages are fetched only until the window is passed."""
-    from github import GithubException
-
-    from prreport.sources.github.client import api_base, api_error, new_client
+    from prreport.sources.github.client import API_FAILURES, api_base, api_error, new_client
+    from prreport.sources.github.http import page_cap
 
     api_url = api_base(config)
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or None
@@ -45,10 +58,12 @@ def merged_in_window(
     found: list[MergedInfo] = []
     try:
         repo = gh.get_repo(config.repo)
-        for pr in repo.get_pulls(state="closed", sort="updated", direction="desc"):
-            updated = _aware(pr.updated_at)
-            if updated is not None and updated < since:
-                break
+        pulls = repo.get_pulls(state="closed", sort="updated", direction="desc")
+        # A server that never stops linking pages is cut off (with an error: a partial list
+        # of a week would be a wrong digest).
+        with page_cap(_MAX_PAGES):
+            merged_prs = list(_until(pulls, since))
+        for pr in merged_prs:
             merged = _aware(pr.merged_at)
             if merged is None or not (since <= merged < until):
                 continue
@@ -61,7 +76,7 @@ def merged_in_window(
                     url=str(pr.html_url or ""),
                 )
             )
-    except (GithubException, OSError) as exc:  # requests' connection errors are OSErrors
+    except API_FAILURES as exc:
         raise api_error(exc, "listing the closed PRs", config.repo, api_url) from None
     finally:
         gh.close()

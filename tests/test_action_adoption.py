@@ -1,0 +1,221 @@
+"""The action another repository adopts (issue #19): example workflows, the lock, the action's own steps."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml  # PyYAML comes with libcst
+
+from tests.ghserver import GitHubServer, GitHubState
+from tests.ghserver_comments import comments_on
+from tests.ghserver_issues import add_digest_routes, issues_of
+
+ROOT = Path(__file__).resolve().parent.parent
+ACTION = ROOT / "action.yml"
+EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+LOCK = ROOT / "action" / "requirements.txt"
+FULL = "sgl-project/sglang"
+TOKEN = "tok-bot"
+
+
+def _tool(name: str) -> str:
+    exe = Path(sys.executable).parent / name
+    found = str(exe) if exe.exists() else shutil.which(name)
+    if not found:
+        pytest.fail(f"{name} is not installed; install the test extras: pip install -e '.[test]'")
+    return found
+
+
+@pytest.mark.slow
+def test_example_workflows_and_the_action_match_githubs_schemas():
+    assert {p.name for p in EXAMPLES} == {
+        "prreport.yml",
+        "prreport-comment.yml",
+        "prreport-digest.yml",
+    }
+    check = _tool("check-jsonschema")
+    for schema, files in (
+        ("vendor.github-workflows", EXAMPLES),
+        ("vendor.github-actions", [ACTION]),
+    ):
+        res = subprocess.run(
+            [check, "--builtin-schema", schema, *map(str, files)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_zizmor_finds_nothing_at_medium_or_above_in_the_examples():
+    res = subprocess.run(
+        [_tool("zizmor"), "--offline", "--format", "json", str(ACTION), *map(str, EXAMPLES)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    findings = json.loads(res.stdout)
+    serious = [
+        f"{f['ident']} at {f['locations'][0]['symbolic']['key']}"
+        for f in findings
+        if f["determinations"]["severity"] in ("Medium", "High") and not f.get("ignored")
+    ]
+    assert serious == [], serious
+
+
+def test_examples_pin_the_action_and_never_install_the_adopters_repository():
+    for path in EXAMPLES:
+        text = path.read_text(encoding="utf-8")
+        assert "pip install" not in text and "actions/checkout" not in text, path
+        uses = re.findall(r"uses:\s*(\S+)", text)
+        assert any(u.startswith("OWNER/prreport@") for u in uses), path
+        assert all(re.search(r"@[0-9a-f]{40}$", u) for u in uses), uses
+
+
+def test_the_lock_pins_every_runtime_dependency_with_a_hash():
+    import tomllib  # noqa: PLC0415 - Python 3.11+, as the test environment
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "dependencies"
+    ]
+    wanted = {
+        re.split(r"[\[<>=; ]", d, maxsplit=1)[0].lower().replace("_", "-")
+        for d in deps
+        if "python_version < '3.11'" not in d
+    } | {"hatchling"}
+    entries = re.findall(
+        r"^([a-z0-9.-]+)==(\S+) \\\n\s+--hash=sha256:[0-9a-f]{64}$",
+        LOCK.read_text(encoding="utf-8"),
+        re.M,
+    )
+    locked = {name for name, _v in entries}
+    assert wanted <= locked, wanted - locked
+    lines = [ln for ln in LOCK.read_text(encoding="utf-8").splitlines() if "==" in ln]
+    assert len(lines) == len(entries)  # every pin carries its hash
+
+
+def test_the_action_keeps_the_callers_python_and_installs_from_the_lock():
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    assert set(action["inputs"]["mode"]["description"].split(":")[0].split()) <= {"comment"}
+    steps = action["runs"]["steps"]
+    setup = next(s for s in steps if str(s.get("uses", "")).startswith("actions/setup-python@"))
+    assert setup["with"]["update-environment"] is False
+    cache = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache@"))
+    assert "steps.lock.outputs.sha256" in cache["with"]["key"]
+    install = next(s for s in steps if s.get("name", "").startswith("Install prreport"))
+    assert "--require-hashes" in install["run"] and "action/requirements.txt" in install["run"]
+    assert "$ACTION_PATH" in install["run"] and "pip install ." not in install["run"]
+
+
+# -- the action's shell steps, run as a script against the local GitHub server ---------------
+
+_EXPR = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
+
+
+def _step_script(name: str, inputs: dict[str, str], context: dict[str, str]) -> tuple[str, dict]:
+    """The ``run`` and ``env`` of the step called ``name``, with its expressions evaluated."""
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    values = dict(context)
+    for k, v in action["inputs"].items():  # a default may be an expression (the token's)
+        values[f"inputs.{k}"] = _EXPR.sub(lambda m: context[m.group(1)], str(v.get("default", "")))
+    values.update({f"inputs.{k}": v for k, v in inputs.items()})
+    step = next(s for s in action["runs"]["steps"] if s.get("name") == name)
+
+    def evaluate(m: re.Match[str]) -> str:
+        assert m.group(1) in values, f"unknown expression {m.group(1)} in step {name!r}"
+        return values[m.group(1)]
+
+    env = {k: _EXPR.sub(evaluate, str(v)) for k, v in (step.get("env") or {}).items()}
+    assert not _EXPR.search(step["run"]), "expressions in a run script are an injection risk"
+    return step["run"], env
+
+
+def _run_steps(tmp: Path, server: GitHubServer, inputs: dict[str, str], event: dict[str, Any]):
+    runner = tmp / "runner"
+    venv = runner / "prreport-venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "prreport").symlink_to(
+        Path(sys.executable).parent / "prreport"
+    )  # the install step's result
+    out_file = tmp / "github_output"
+    out_file.touch()
+    event_path = tmp / "event.json"
+    event_path.write_text(json.dumps(event), encoding="utf-8")
+    base_env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "PRREPORT_"))
+    }
+    base_env.update(
+        RUNNER_TEMP=str(runner),
+        GITHUB_OUTPUT=str(out_file),
+        GITHUB_REPOSITORY=FULL,
+        GITHUB_API_URL=server.url,
+        GITHUB_EVENT_PATH=str(event_path),
+        GITHUB_STEP_SUMMARY=str(tmp / "summary.md"),
+        PRREPORT_GITHUB_CACHE_DIR=str(tmp / "cache"),
+        PRREPORT_DIGEST_CACHE_DIR=str(tmp / "digest-cache"),
+    )
+    context = {
+        "github.token": TOKEN,
+        "github.action_path": str(ROOT),
+        "runner.temp": str(runner),
+    }
+    results = []
+    for name in ("Hash the lock file", "Run prreport"):
+        script, env = _step_script(name, inputs, context)
+        res = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", script],
+            capture_output=True,
+            text=True,
+            env={**base_env, **env, "ACTION_PATH": str(ROOT)},
+            cwd=tmp,
+            timeout=300,
+        )
+        results.append(res)
+        assert res.returncode == 0, (name, res.stdout, res.stderr)
+    outputs = dict(
+        ln.split("=", 1) for ln in out_file.read_text(encoding="utf-8").splitlines() if "=" in ln
+    )
+    return results, outputs
+
+
+@pytest.fixture
+def server():
+    srv = GitHubServer(GitHubState.load())
+    add_digest_routes(srv, {TOKEN: "prreport-bot"})
+    with srv:
+        yield srv
+
+
+def test_action_comment_mode_posts_the_comment(server, tmp_path):
+    event = {"pull_request": {"number": 35980, "head": {"sha": "x"}}}
+    _results, outputs = _run_steps(tmp_path, server, {"fail-on": "cycle.risk"}, event)
+    assert re.fullmatch(r"[0-9a-f]{64}", outputs["sha256"])
+    assert outputs["comment-action"] == "created", outputs
+    (posted,) = [c for c in comments_on(server, FULL, 35980) if c["author"] == "prreport-bot"]
+    assert posted["body"].split("\n")[1].startswith("## ✅ Pure refactor")
+    assert Path(outputs["md-path"]).is_file() and outputs["out-dir"] in outputs["md-path"]
+    assert "Gate" in posted["body"]
+
+
+def test_action_digest_mode_writes_and_publishes_the_week(server, tmp_path):
+    _results, outputs = _run_steps(
+        tmp_path, server, {"mode": "digest", "week": "2026-W34"}, {"schedule": "23 6 * * 1"}
+    )
+    digests = list(Path(outputs["out-dir"]).rglob("*.md"))
+    assert digests, outputs
+    (issue,) = issues_of(server, FULL)
+    assert "2026-W34" in issue["title"]
+
+
+def test_action_rejects_an_unknown_mode(server, tmp_path):
+    with pytest.raises(AssertionError, match="mode must be comment or digest"):
+        _run_steps(tmp_path, server, {"mode": "everything"}, {})
