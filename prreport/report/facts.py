@@ -292,6 +292,7 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
+    facts["retained"] = mark_touching(facts["retained"], fds)
     facts["unused"].sort(key=lambda u: u["line"] or 0)
     facts["hoisted_merged"] = bool(facts["hoisted"]) and all(
         h["merged_into_existing"] for h in facts["hoisted"]

@@ -285,17 +285,18 @@ def _diff_hunk(
     shown = _elide(rows, keep, b_stmts, a_stmts)
     truncated = len(shown) > max_lines
     if truncated:
-        shown = shown[: max(1, max_lines - 1)] + [(" ", 0, 0, _ELIDED)]
         # Never stop inside a statement: drop back to the last row that ends one.
-        shown = _whole_tail(shown, b_stmts, a_stmts)
+        body = _whole_tail(shown[: max(1, max_lines - 1)], b_stmts, a_stmts)
+        rest = [r for r in shown[len(body) :] if r[3].strip()]
+        indent = " " * _indent(rest[0][3]) if rest else ""
+        shown = body + [(" ", 0, 0, indent + _ELIDED.strip())]
     dedent = min(
         (_indent(text) for _t, _b, _a, text in shown if text.strip() and text != _ELIDED),
         default=0,
     )
     lines = []
     for tag, _b, _a, text in shown:
-        body = text[dedent:] if text != _ELIDED else text
-        lines.append((tag + body).rstrip())
+        lines.append((tag + (text[dedent:] if text != _ELIDED else text)).rstrip())
     return {
         "diff": "\n".join(lines),
         "diff_truncated": truncated,
@@ -468,10 +469,10 @@ def _elide(
 
 
 def _whole_tail(
-    shown: list[_Row], b_stmts: _Statements | None, a_stmts: _Statements | None
+    body: list[_Row], b_stmts: _Statements | None, a_stmts: _Statements | None
 ) -> list[_Row]:
-    """``shown`` (ending in ``...``) cut back so that its last real row ends a statement."""
-    body, tail = shown[:-1], shown[-1:]
+    """``body`` cut back so that its last row ends a statement (an elided row ends one too)."""
+    body = list(body)
     while body:
         last = body[-1]
         ends = all(
@@ -481,4 +482,4 @@ def _whole_tail(
         if ends:
             break
         body.pop()
-    return body + tail
+    return body
