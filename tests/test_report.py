@@ -698,7 +698,7 @@ def test_pr_text_cannot_inject_markup_or_script():
         assert "<script" not in low and "<iframe" not in low and "<img" not in low
         # No link may point anywhere but http(s)/mailto, and no element may carry an event handler.
         assert re.findall(r"<a [^>]*>", page) and not re.search(
-            r"<a [^>]*href=\"(?!https?:|mailto:)", page
+            r"<a [^>]*href=\"(?!https?:|mailto:|#sec-\d+\")", page
         )
         assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", page, re.I)
         assert not re.search(r"<[a-z][^>]*(href|src)\s*=\s*\"?\s*javascript:", page, re.I)
@@ -744,7 +744,7 @@ def test_seed_pipeline_related_prs_render_relation_and_reason(seed_model):
     en = render_markdown(seed_model, "en")
     assert "PR #36030" in en and "(follow-up)" in en
     html = render_html(seed_model, "en")
-    assert html.startswith("<!doctype html>") and "<h1>PR #35980 report</h1>" in html
+    assert html.startswith("<!doctype html>") and '<h1 id="sec-0">PR #35980 report</h1>' in html
 
 
 # --- a mixed refactor PR through the real pipeline -----------------------------------------

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import re
+from collections.abc import Sequence
 from typing import Any
 
 import jinja2
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -14,10 +18,30 @@ from pygments.util import ClassNotFound
 
 from prreport.render.markdown import render_digest_markdown, render_markdown
 from prreport.render.templates import environment, templates_dir
+from prreport.render.view import report_view
 from prreport.report.model import ReportModel
 
 
+def _diff_lines(code: str) -> str:
+    """A diff hunk, one span per line (removed, added, elided), the line break outside the span
+    so that a line's background can span the whole width."""
+    out = []
+    for line in code.rstrip("\n").split("\n"):
+        cls = {"-": "del", "+": "add"}.get(line[:1], "")
+        if line.strip() == "...":
+            cls = "gap"
+        text = html.escape(line, quote=False)
+        out.append(
+            f'<span class="line {cls}">{text}</span>'
+            if cls
+            else f'<span class="line">{text}</span>'
+        )
+    return "\n".join(out) + "\n"
+
+
 def _highlight(code: str, lang: str, _attrs: str) -> str:
+    if lang == "diff":
+        return _diff_lines(code)
     try:
         lexer = get_lexer_by_name(lang or "text")
     except ClassNotFound:
@@ -54,17 +78,20 @@ _ALLOWED_TAGS = {
     "del",
     "details",
     "summary",
+    "nav",
 }
 
 
-def markdown_to_html_fragment(markdown: str) -> str:
-    """Render Markdown with raw HTML disabled, then sanitise (no script, no javascript: links)."""
-    md = (
+def _markdown() -> MarkdownIt:
+    return (
         MarkdownIt("commonmark", {"html": False, "linkify": False, "highlight": _highlight})
         .enable("table")
         .enable("strikethrough")
     )
-    raw = md.render(markdown)
+
+
+def _clean(raw: str) -> str:
+    """Sanitise rendered HTML: the allowed tags, the attributes the page's own markup uses."""
     return nh3.clean(
         raw,
         tags=_ALLOWED_TAGS,
@@ -75,21 +102,154 @@ def markdown_to_html_fragment(markdown: str) -> str:
             "pre": {"class"},
             "th": {"style"},
             "td": {"style"},
+            "h1": {"id"},
+            "h2": {"id"},
+            "li": {"class"},
+            "ol": {"class"},
+            "details": {"class", "open"},
+            "nav": {"class"},
         },
         url_schemes={"http", "https", "mailto"},
         link_rel="noopener noreferrer nofollow",
     )
 
 
+def markdown_to_html_fragment(markdown: str) -> str:
+    """Render Markdown with raw HTML disabled, then sanitise (no script, no javascript: links)."""
+    return _clean(_markdown().render(markdown))
+
+
+# A section whose text is longer than this is collapsible (open at first).
+_LONG_SECTION = 1500
+# The report's own ``<details>`` blocks (raw HTML in Markdown is off: only these exact paragraphs).
+_DETAILS_OPEN = re.compile(r"<details>\n<summary>([^<>\n]+)</summary>")
+
+
+def _html_block(content: str) -> Token:
+    tok = Token("html_block", "", 0)
+    tok.content = content
+    return tok
+
+
+def _plain(inline: Token) -> str:
+    """The text of an inline token, without its Markdown (for the table of contents)."""
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def _details_blocks(tokens: list[Token]) -> list[Token]:
+    """Top-level paragraphs ``<details>``/``<summary>…</summary>`` and ``</details>`` as HTML.
+
+    PR text cannot make them: it is quoted (not top level) or escaped (``\\<details\\>``)."""
+    out: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        tok = tokens[k]
+        if tok.type == "paragraph_open" and tok.level == 0 and k + 2 < len(tokens):
+            content = tokens[k + 1].content
+            m = _DETAILS_OPEN.fullmatch(content)
+            if m:
+                summary = html.escape(m.group(1), quote=False)
+                out.append(_html_block(f'<details class="appendix"><summary>{summary}</summary>\n'))
+                k += 3
+                continue
+            if content == "</details>":
+                out.append(_html_block("</details>\n"))
+                k += 3
+                continue
+        out.append(tok)
+        k += 1
+    return out
+
+
+def _mark_risks(tokens: list[Token], risks: Sequence[tuple[str, str]]) -> None:
+    """The list items of the risks (``**title** (severity)…``, in order) get a severity class."""
+    pending = list(risks)
+    for k, tok in enumerate(tokens):
+        if not pending:
+            return
+        if tok.type != "list_item_open" or k + 2 >= len(tokens):
+            continue
+        inline = tokens[k + 2]
+        title, severity = pending[0]
+        if inline.type == "inline" and inline.content.startswith(f"**{title}**"):
+            tok.attrSet("class", f"risk risk-{severity}")
+            pending.pop(0)
+
+
+def _sections(tokens: list[Token]) -> tuple[list[Token], list[tuple[str, int, str]]]:
+    """Ids on the top-level headings, long sections made collapsible, and the contents list
+    (id, level, text) of every heading but the page title."""
+    starts = [
+        k
+        for k, t in enumerate(tokens)
+        if t.type == "heading_open" and t.level == 0 and t.tag in ("h1", "h2")
+    ]
+    toc: list[tuple[str, int, str]] = []
+    out: list[Token] = tokens[: starts[0]] if starts else list(tokens)
+    for n, k in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(tokens)
+        head, inline, close = tokens[k], tokens[k + 1], tokens[k + 2]
+        body = tokens[k + 3 : end]
+        sid = f"sec-{n}"
+        head.attrSet("id", sid)
+        if n:
+            toc.append((sid, int(head.tag[1]), _plain(inline)))
+        size = sum(len(t.content) for t in body if t.type in ("inline", "fence", "html_block"))
+        if n and size > _LONG_SECTION:
+            out += [_html_block('<details class="section" open><summary>'), head, inline, close]
+            out += [_html_block("</summary>\n"), *body, _html_block("</details>\n")]
+        else:
+            out += [head, inline, close, *body]
+    return out, toc
+
+
+def _contents(toc: list[tuple[str, int, str]], label: str) -> Token:
+    """The table of contents as a ``nav`` block."""
+    items = "".join(
+        f'<li class="toc-h{level}"><a href="#{sid}">{html.escape(text, quote=False)}</a></li>'
+        for sid, level, text in toc
+    )
+    return _html_block(
+        f'<nav class="toc"><details open><summary>{html.escape(label)}</summary>'
+        f"<ul>{items}</ul></details></nav>\n"
+    )
+
+
+def report_fragment(markdown: str, risks: Sequence[tuple[str, str]], toc_label: str) -> str:
+    """The report's Markdown as a sanitised page body: headings with ids and a table of contents
+    after the header, long sections collapsible, risks coloured by severity, diffs by line."""
+    md = _markdown()
+    tokens = _details_blocks(md.parse(markdown))
+    _mark_risks(tokens, risks)
+    tokens, toc = _sections(tokens)
+    first_hr = next((k for k, t in enumerate(tokens) if t.type == "hr" and t.level == 0), None)
+    if toc:
+        at = first_hr + 1 if first_hr is not None else 0
+        tokens.insert(at, _contents(toc, toc_label))
+    return _clean(md.renderer.render(tokens, md.options, {}))
+
+
 def render_html(model: ReportModel, lang: str, markdown: str | None = None) -> str:
     """A standalone HTML page of the Markdown report."""
-    body = markdown_to_html_fragment(
-        markdown if markdown is not None else render_markdown(model, lang)
+    view = report_view(model, lang)
+    page = environment().get_template("page.html.j2")
+    text: Any = environment().get_template(f"{lang}/text.md.j2").make_module({"r": view})
+    label = text.toc_label()  # wording lives in the templates
+    body = report_fragment(
+        markdown if markdown is not None else render_markdown(model, lang),
+        [(str(k["title"]), str(k["severity"])) for k in view["risks"]],
+        str(label).strip(),
     )
     # Pygments colours first, so style.css (plain code background, print rules) wins on conflicts.
-    pyg = HtmlFormatter(style="friendly").get_style_defs("pre code")
-    css = pyg + "\n" + (templates_dir() / "style.css").read_text(encoding="utf-8")
-    page = environment().get_template("page.html.j2")
+    light = HtmlFormatter(style="friendly").get_style_defs("pre code")
+    dark = HtmlFormatter(style="github-dark").get_style_defs("pre code")
+    css = (
+        light
+        + "\n@media (prefers-color-scheme: dark) {\n"
+        + dark
+        + "\n}\n"
+        + (templates_dir() / "style.css").read_text(encoding="utf-8")
+    )
     title = f"{model.pr['repo']} " + (
         f"#{model.pr['number']}" if model.pr["number"] else str(model.pr["target"])
     )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import quote
 
 from prreport.render.motivation import extract_motivation
 from prreport.render.templates import environment
@@ -31,10 +33,40 @@ def summary_texts(model: ReportModel, lang: str = "en") -> dict[str, str]:
     return _summary_of(r, _text_module(r, lang))
 
 
+def _web_of(pr: dict[str, Any]) -> str:
+    """The repository's web address (``https://github.com/OWNER/NAME``), from the PR or commit URL.
+
+    Empty unless the URL is the page of ``pr.repo`` itself: a folder name is not a repository.
+    """
+    repo = str(pr.get("repo") or "")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo):
+        return ""
+    m = re.match(
+        rf"(https?://[^/\s?#]+/{re.escape(repo)})/(pull|commit)/", str(pr.get("url") or "")
+    )
+    return m.group(1) if m else ""
+
+
+def _add_links(r: dict[str, Any]) -> None:
+    """Links to the commits, the files at head and the snippets' lines, when the repository is known."""
+    web = _web_of(r["pr"])
+    head = str(r["pr"].get("head_sha") or "")
+    r["links"] = {"web": web}
+    files: dict[str, str] = {}
+    for f in r["files"]:
+        keep = web and head and f["status"] != "removed"
+        f["url"] = f"{web}/blob/{head}/{quote(f['path'])}" if keep else ""
+        files[f["path"]] = f["url"]
+    for s in r["snippets"]:
+        base = files.get(s["path"], "")
+        s["url"] = f"{base}#L{s['start_line']}-L{s['end_line']}" if base else ""
+
+
 def report_view(model: ReportModel, lang: str) -> dict[str, Any]:
     """The model as JSON plus its ``lang`` wording (summary, captions, risk titles) and motivation sections."""
     r = model.to_json()
     r["motivation"].update(extract_motivation(r["motivation"]["body"]))
+    _add_links(r)
     text = _text_module(r, lang)
     r["summary"].update(_summary_of(r, text))
     for s in r["snippets"]:

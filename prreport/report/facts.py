@@ -45,24 +45,63 @@ def file_order(f: FileEntry) -> tuple[int, int, str]:
     return (rank, 0 if f.finding_kinds else 1, f.path)
 
 
+# Kinds whose symbol the diff did not necessarily touch: a call site whose guards merely stayed,
+# an import left in place, a pre-existing unused or star-imported name.
+_UNTOUCHED_KINDS = (
+    "guard.preserved",
+    "lazy-import.retained",
+    "names.unused-import",
+    "names.not-checkable",
+)
+
+
 def file_symbols(fds: list[Finding]) -> tuple[str, ...]:
-    """Symbols of a file, most telling first (moved names and loop scopes), without duplicates."""
+    """Symbols the diff touches in a file (qualnames), most telling first, without duplicates."""
     order = {kind: i for i, kind in enumerate(SYMBOL_PRIORITY)}
     ranked = sorted(
         (order.get(fd.kind, len(order)), fd.symbol)
         for fd in fds
-        if fd.symbol and not fd.kind.startswith(("file.", "cycle.", "contract."))
+        if fd.symbol
+        and not fd.kind.startswith(("file.", "cycle.", "contract."))
+        and fd.kind not in _UNTOUCHED_KINDS
     )
     seen: dict[str, None] = {}
     for _rank, sym in ranked:
-        seen.setdefault(short_scope(sym), None)
+        seen.setdefault(sym, None)
     return tuple(seen)
 
 
-def short_scope(scope: str) -> str:
-    """Last two parts of a qualname without ``<locals>`` (``start_prefill_thread.bootstrap_thread``)."""
-    parts = [p for p in scope.split(".") if p != "<locals>"]
-    return ".".join(parts[-2:]) if parts else scope
+# Findings whose scope the diff changed, and the key in ``details`` that names that scope.
+_CHANGED_SCOPE_KINDS = ("import.", "loop.", "behavior.", "code.", "symbol.", "guard.")
+
+
+def mark_touching(retained: list[dict[str, Any]], findings: list[Finding]) -> list[dict[str, Any]]:
+    """``retained`` facts with ``touches_diff``: named in the description, in a function the diff
+    changed (or one nesting it), or importing from a module this PR hoists imports of."""
+    scopes: set[tuple[str, str]] = set()
+    modules: set[str] = set()
+    for fd in findings:
+        if fd.kind == "lazy-import.retained" or not fd.kind.startswith(_CHANGED_SCOPE_KINDS):
+            continue
+        d = fd.details
+        for scope in (d.get("from_scope"), d.get("scope"), fd.symbol):
+            if scope and scope != "<module>":
+                scopes.add((fd.path, str(scope)))
+        if fd.kind == "import.hoisted" and d.get("module"):
+            modules.add(str(d["module"]))
+
+    def nests(a: str, b: str) -> bool:
+        return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+    out = []
+    for x in retained:
+        touching = (
+            bool(x["named_in_description"])
+            or x["module"] in modules
+            or any(p == x["path"] and nests(x["scope"], sc) for p, sc in scopes if x["scope"])
+        )
+        out.append({**x, "touches_diff": touching})
+    return out
 
 
 def guard_texts(value: Any) -> list[str]:
@@ -253,6 +292,7 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
+    facts["retained"] = mark_touching(facts["retained"], fds)
     facts["unused"].sort(key=lambda u: u["line"] or 0)
     facts["hoisted_merged"] = bool(facts["hoisted"]) and all(
         h["merged_into_existing"] for h in facts["hoisted"]

@@ -8,7 +8,7 @@ from typing import Any
 
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
-from prreport.report.facts import SYMBOL_PRIORITY, names_of, retained_fact
+from prreport.report.facts import SYMBOL_PRIORITY, mark_touching, names_of, retained_fact
 from prreport.report.model import FileEntry
 
 
@@ -266,7 +266,9 @@ def breakdown_of(
         g["paths"].append(f.path)
         g["additions"] += f.additions
         g["deletions"] += f.deletions
-    retained = [retained_fact(fd) for fd in findings if fd.kind == "lazy-import.retained"]
+    retained = mark_touching(
+        [retained_fact(fd) for fd in findings if fd.kind == "lazy-import.retained"], findings
+    )
     return {
         "entry_points": entry,
         "source_files": [f.path for f in files if f.category == "source"],
