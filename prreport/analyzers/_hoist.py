@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 import libcst as cst
@@ -138,11 +138,10 @@ def _merge(node: cst.ImportFrom, new: Sequence[cst.ImportAlias]) -> cst.ImportFr
 
 
 class _Hoist(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int, lines: Callable[[cst.CSTNode], tuple[int, int]]) -> None:
         super().__init__()
         self.line = line
+        self.lines = lines  # (first, last) line of a statement, its leading blank lines left out
         self.target: cst.SimpleStatementLine | None = None
         self.removed = False
 
@@ -150,16 +149,13 @@ class _Hoist(cst.CSTTransformer):
         # Only the compound statements around ``line`` can hold the import: skip the rest of
         # the module (a transform of every node of a large file costs more than the hoist).
         if isinstance(node, cst.BaseCompoundStatement):
-            pos = self.get_metadata(PositionProvider, node)
-            if not pos.start.line <= self.line <= pos.end.line:
+            first, last = self.lines(node)
+            if not first <= self.line <= last:
                 return False
         return super().on_visit(node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        if (
-            self.target is None
-            and self.get_metadata(PositionProvider, node).start.line == self.line
-        ):
+        if self.target is None and self.lines(node)[0] == self.line:
             if len(node.body) == 1 and isinstance(node.body[0], (cst.Import, cst.ImportFrom)):
                 self.target = node
         return False
@@ -252,18 +248,59 @@ class HoistSource:
     """A module parsed once for every hoist made in it, with the text of each top-level statement.
 
     libcst keeps untouched nodes, so after a hoist only the replaced top-level statements are
-    printed; the others are cut from the original text.
+    printed; the others are cut from the original text. Line numbers come from those texts;
+    position metadata is computed only for the one top-level statement holding an import
+    (a whole-module metadata pass costs more than the hoists themselves).
     """
 
     def __init__(self, text: str, module: cst.Module) -> None:
         self.text = text
-        self.wrapper = MetadataWrapper(module)
-        module = self.wrapper.module  # the wrapper's copy: the nodes a transform keeps
+        self.module = module
         self.header = "".join(module.code_for_node(line) for line in module.header)
         self.footer = "".join(module.code_for_node(line) for line in module.footer)
         self.pieces = {id(st): module.code_for_node(st) for st in module.body}
         # A layout the per-statement texts do not reproduce: print whole modules instead.
         self.exact = self.header + "".join(self.pieces.values()) + self.footer == text
+        self._spans: dict[
+            int, tuple[int, int, cst.BaseStatement]
+        ] = {}  # id -> (first line of its text, last, node)
+        self._nested: dict[int, tuple[int, int]] = {}
+        self._done: set[int] = set()
+        if self.exact:
+            line = 1 + self.header.count("\n")
+            for st in module.body:
+                n = self.pieces[id(st)].count("\n")
+                self._spans[id(st)] = (line, line + max(n, 1) - 1, st)
+                line += n
+        else:
+            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._nested = {id(k): (v.start.line, v.end.line) for k, v in positions.items()}
+
+    def lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        """First and last line of a statement (as libcst's ``PositionProvider`` gives them);
+        inside a top-level statement only once ``prepare`` was called for a line in it."""
+        if id(node) in self._nested:
+            return self._nested[id(node)]
+        span = self._spans.get(id(node))
+        if span is None:
+            return (0, -1)  # not a statement of this module's text
+        start, end, st = span
+        return (start + len(getattr(st, "leading_lines", ())), end)
+
+    def prepare(self, line: int) -> None:
+        """Compute the positions inside the top-level statement that holds ``line``."""
+        for start, end, st in self._spans.values():
+            if start <= line <= end and id(st) not in self._done:
+                self._done.add(id(st))
+                self._positions(st, start - 1)
+
+    def _positions(self, st: cst.BaseStatement, offset: int) -> None:
+        """Positions inside one top-level statement, printed alone (a one-statement module)."""
+        alone = self.module.with_changes(body=[st], header=[], footer=[])
+        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        for node, pos in positions.items():
+            if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+                self._nested[id(node)] = (pos.start.line + offset, pos.end.line + offset)
 
     def code(self, updated: cst.Module) -> str:
         """``updated.code``, printing only the statements that are not the original ones."""
@@ -274,7 +311,7 @@ class HoistSource:
 
 
 def parse_for_hoist(text: str) -> HoistSource | None:
-    """The module with position metadata, parsed once per file and reused for every hoist."""
+    """The module parsed once per file and reused for every hoist made in it."""
     try:
         return HoistSource(text, cst.parse_module(text))
     except cst.ParserSyntaxError:
@@ -286,8 +323,9 @@ def hoist(text: str, line: int, parsed: HoistSource | None = None) -> str | None
     parsed = parsed if parsed is not None else parse_for_hoist(text)
     if parsed is None:
         return None
-    tr = _Hoist(line)
-    out = parsed.wrapper.visit(tr)
+    parsed.prepare(line)
+    tr = _Hoist(line, parsed.lines)
+    out = parsed.module.visit(tr)
     return parsed.code(out) if tr.removed else None
 
 
