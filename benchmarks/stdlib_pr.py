@@ -165,7 +165,7 @@ def make_before(after: str) -> tuple[str, list[str]]:
             for site in sites:
                 inserts.setdefault(site, []).append(text)
             moved.extend(bound)
-    out = []
+    out: list[str] = []
     for no, line in enumerate(lines, 1):
         if no in drop:
             continue
