@@ -17,7 +17,7 @@ from prreport.bundle import CheckResult, Comment, CommitInfo, PullRequestBundle,
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
 from prreport.sources.github.api import PullRequestApi, iso_time
-from prreport.sources.github.context import ContextFiles
+from prreport.sources.github.context import ContextFiles, likely_context
 from prreport.sources.github.files import TreeEntry, file_change
 from prreport.sources.github.related import related_prs
 from prreport.textlines import split_lines
@@ -62,7 +62,16 @@ class GitHubSource:
                 f"GitHub lists at most {_FILES_CAP} files of a pull request: {len(listed)} of {changed} analysed"
             )
         self._read_tree(repo, meta.head_sha)
-        files = [file_change(self._api, f, meta.base_sha, self._tree, self._texts) for f in listed]
+        # One GraphQL request: the head texts of the changed files and the files their
+        # imports point at (the cycle walk's first reads), instead of a blob request per file.
+        patches = {f.filename: f.patch for f in listed}
+        self._context.prefetch([*patches, *likely_context(patches, self._tree, meta.body)])
+        files = [
+            file_change(
+                self._api, f, meta.base_sha, self._tree, self._texts, self._context.head_bytes
+            )
+            for f in listed
+        ]
         reviews, review_comments, issue_comments = self._review_data(
             pr, n_review_comments, n_comments
         )
