@@ -7,10 +7,11 @@ block already is), otherwise the statement goes after the last import of its gro
 
 from __future__ import annotations
 
+import ast
 import difflib
 import sys
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -244,6 +245,82 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
+_KINDS: dict[type[cst.CSTNode], tuple[type[ast.stmt], ...]] = {
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+    cst.ClassDef: (ast.ClassDef,),
+    cst.If: (ast.If,),
+    cst.For: (ast.For, ast.AsyncFor),
+    cst.While: (ast.While,),
+    cst.With: (ast.With, ast.AsyncWith),
+    cst.Try: (ast.Try,),
+    cst.Match: (ast.Match,),
+}
+if sys.version_info >= (3, 11):
+    _KINDS[cst.TryStar] = (ast.TryStar,)
+_COMPOUND = frozenset(t for kinds in _KINDS.values() for t in kinds)
+
+
+def _follow(
+    body: Sequence[cst.BaseStatement],
+    stmts: list[ast.stmt],
+    line: int,
+    found: dict[int, tuple[int, int]],
+) -> bool:
+    """Lines of the libcst statements of ``body`` from their ``ast`` twins (``stmts``), and of
+    the statements inside those that hold ``line``; False when the two trees do not line up."""
+    i = 0
+    for node in body:
+        if isinstance(node, cst.SimpleStatementLine):
+            group = stmts[i : i + len(node.body)]
+            i += len(node.body)
+            if len(group) != len(node.body) or any(type(a) in _COMPOUND for a in group):
+                return False
+            found[id(node)] = (group[0].lineno, max(a.end_lineno or a.lineno for a in group))
+            continue
+        if i >= len(stmts) or not isinstance(stmts[i], _KINDS.get(type(node), ())):
+            return False
+        a = stmts[i]
+        i += 1
+        decorators = getattr(a, "decorator_list", [])
+        start = min([a.lineno, *(d.lineno for d in decorators)])
+        found[id(node)] = (start, a.end_lineno or a.lineno)
+        if start <= line <= (a.end_lineno or a.lineno) and not _inner(node, a, line, found):
+            return False
+    return i == len(stmts)
+
+
+def _inner(node: cst.CSTNode, a: Any, line: int, found: dict[int, tuple[int, int]]) -> bool:
+    """``_follow`` into the blocks of one compound statement (its body, else, handlers...)."""
+    pairs: list[tuple[Any, list[ast.stmt]]] = [(getattr(node, "body", None), a.body)]
+    if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+        elif_ = a.orelse[0] if len(a.orelse) == 1 and isinstance(a.orelse[0], ast.If) else None
+        if elif_ is None:
+            return False
+        found[id(node.orelse)] = (elif_.lineno, elif_.end_lineno or elif_.lineno)
+        if elif_.lineno <= line <= (elif_.end_lineno or elif_.lineno):
+            if not _inner(node.orelse, elif_, line, found):
+                return False
+    elif getattr(node, "orelse", None) is not None:
+        pairs.append((node.orelse.body, a.orelse))  # type: ignore[attr-defined]
+    if isinstance(node, (cst.Try, cst.TryStar)):
+        if len(node.handlers) != len(a.handlers):
+            return False
+        pairs += [
+            (getattr(h, "body", None), ah.body)
+            for h, ah in zip(node.handlers, a.handlers, strict=True)
+        ]
+        if node.finalbody is not None:
+            pairs.append((node.finalbody.body, a.finalbody))
+    if isinstance(node, cst.Match):
+        if len(node.cases) != len(a.cases):
+            return False
+        pairs = [(c.body, ac.body) for c, ac in zip(node.cases, a.cases, strict=True)]
+    for block, stmts in pairs:
+        if isinstance(block, cst.IndentedBlock) and not _follow(block.body, stmts, line, found):
+            return False
+    return True
+
+
 class HoistSource:
     """A module parsed once for every hoist made in it, with the text of each top-level statement.
 
@@ -253,9 +330,10 @@ class HoistSource:
     (a whole-module metadata pass costs more than the hoists themselves).
     """
 
-    def __init__(self, text: str, module: cst.Module) -> None:
+    def __init__(self, text: str, module: cst.Module, tree: ast.Module | None = None) -> None:
         self.text = text
         self.module = module
+        self.tree = tree  # the ``ast`` of the same text: statement lines without a libcst pass
         self.header = "".join(module.code_for_node(line) for line in module.header)
         self.footer = "".join(module.code_for_node(line) for line in module.footer)
         self.pieces = {id(st): module.code_for_node(st) for st in module.body}
@@ -288,7 +366,14 @@ class HoistSource:
         return (start + len(getattr(st, "leading_lines", ())), end)
 
     def prepare(self, line: int) -> None:
-        """Compute the positions inside the top-level statement that holds ``line``."""
+        """Compute the positions inside the top-level statement that holds ``line``: from the
+        ``ast`` when its statements line up with libcst's, else by libcst's position pass."""
+        if self.tree is not None and line not in self._done:
+            found: dict[int, tuple[int, int]] = {}
+            if _follow(self.module.body, self.tree.body, line, found):
+                self._nested.update(found)
+                self._done.add(line)
+                return
         for start, end, st in self._spans.values():
             if start <= line <= end and id(st) not in self._done:
                 self._done.add(id(st))
@@ -310,10 +395,11 @@ class HoistSource:
         return self.header + "".join(body) + self.footer
 
 
-def parse_for_hoist(text: str) -> HoistSource | None:
-    """The module parsed once per file and reused for every hoist made in it."""
+def parse_for_hoist(text: str, tree: ast.Module | None = None) -> HoistSource | None:
+    """The module parsed once per file and reused for every hoist made in it (``tree``: its
+    ``ast``, which gives the lines of the statements around an import)."""
     try:
-        return HoistSource(text, cst.parse_module(text))
+        return HoistSource(text, cst.parse_module(text), tree)
     except cst.ParserSyntaxError:
         return None
 
