@@ -38,6 +38,9 @@ def test_stitched_print_equals_the_full_print(name: str):
     parsed = parse_for_hoist(text, ast.parse(text))
     by_metadata = parse_for_hoist(text)  # no ast: libcst's PositionProvider gives the lines
     assert parsed is not None and parsed.exact and by_metadata is not None
+    # statement texts cut from the source at the ast's lines are libcst's prints of them
+    assert list(parsed.pieces.values()) == list(by_metadata.pieces.values())
+    assert (parsed.header, parsed.footer) == (by_metadata.header, by_metadata.footer)
     for line in lines:
         assert parsed.tree is not None and _follow(parsed.module.body, parsed.tree.body, line, {})
         parsed.prepare(line)

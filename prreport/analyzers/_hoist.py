@@ -321,6 +321,43 @@ def _inner(node: cst.CSTNode, a: Any, line: int, found: dict[int, tuple[int, int
     return True
 
 
+def _blank_or_comment(line: str) -> bool:
+    stripped = line.strip(" \t\f\r\n")
+    return not stripped or stripped.startswith("#")
+
+
+def _cut(text: str, module: cst.Module, tree: ast.Module) -> tuple[str, dict[int, str], str] | None:
+    """(header, text of each top-level statement by id, footer) cut from ``text`` at the lines the
+    ``ast`` gives, less each statement's leading blank and comment lines; None when the two
+    trees or the lines do not agree (then libcst prints the pieces)."""
+    lines = split_lines(text, keepends=True)
+    begins: list[int] = []  # 0-based index of the first line of each statement's text
+    i = 0
+    for st in module.body:
+        k = len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1
+        if i + k > len(tree.body):
+            return None
+        a = tree.body[i]
+        i += k
+        start = min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", []))]) - 1
+        begin = start - len(st.leading_lines)
+        if begin < (begins[-1] + 1 if begins else 0) or start >= len(lines):
+            return None
+        if _blank_or_comment(lines[start]) or not all(
+            _blank_or_comment(ln) for ln in lines[begin:start]
+        ):
+            return None
+        begins.append(begin)
+    end = len(lines) - len(module.footer)
+    if i != len(tree.body) or not begins or begins[0] != len(module.header) or end < begins[-1]:
+        return None
+    if not all(_blank_or_comment(ln) for ln in lines[end:]):
+        return None
+    bounds = [*begins, end]
+    pieces = {id(st): "".join(lines[bounds[j] : bounds[j + 1]]) for j, st in enumerate(module.body)}
+    return "".join(lines[: begins[0]]), pieces, "".join(lines[end:])
+
+
 class HoistSource:
     """A module parsed once for every hoist made in it, with the text of each top-level statement.
 
@@ -334,9 +371,14 @@ class HoistSource:
         self.text = text
         self.module = module
         self.tree = tree  # the ``ast`` of the same text: statement lines without a libcst pass
-        self.header = "".join(module.code_for_node(line) for line in module.header)
-        self.footer = "".join(module.code_for_node(line) for line in module.footer)
-        self.pieces = {id(st): module.code_for_node(st) for st in module.body}
+        cut = _cut(text, module, tree) if tree is not None else None
+        if cut is not None:
+            # libcst prints a parsed module back to its text: cut the pieces from the text
+            self.header, self.pieces, self.footer = cut
+        else:
+            self.header = "".join(module.code_for_node(line) for line in module.header)
+            self.footer = "".join(module.code_for_node(line) for line in module.footer)
+            self.pieces = {id(st): module.code_for_node(st) for st in module.body}
         # A layout the per-statement texts do not reproduce: print whole modules instead.
         self.exact = self.header + "".join(self.pieces.values()) + self.footer == text
         self._spans: dict[
