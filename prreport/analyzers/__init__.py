@@ -14,7 +14,7 @@ import pkgutil
 import re
 import traceback
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.config import AnalysisConfig
@@ -213,6 +213,25 @@ def _depth(tree: ast.AST) -> int:
         deepest = max(deepest, d)
         stack.extend((child, d + 1) for child in ast.iter_child_nodes(node))
     return deepest
+
+
+_T = TypeVar("_T", bound=ast.AST)
+
+
+def copy_tree(node: _T) -> _T:
+    """A deep copy of a syntax tree, for transformers that rewrite it in place; several times
+    faster than ``copy.deepcopy`` (no memo: ``ast`` trees share no mutable nodes)."""
+    cls = node.__class__
+    new = cls.__new__(cls)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if isinstance(value, ast.AST):
+            fields[key] = copy_tree(value)
+        elif isinstance(value, list):
+            fields[key] = [copy_tree(v) if isinstance(v, ast.AST) else v for v in value]
+        else:
+            fields[key] = value
+    return new
 
 
 def parse_source(text: str, path: str) -> tuple[ast.Module | None, str, int | None]:

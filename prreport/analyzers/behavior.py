@@ -9,7 +9,7 @@ import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import same_tree
 from prreport.analyzers._equiv import (
     bindings,
@@ -106,7 +106,7 @@ class _DropImports(ast.NodeTransformer):
 
 def normalised(fn: ast.AST) -> ast.AST:
     """A copy of a function without import statements (docstrings and everything else kept)."""
-    return _DropImports().visit(copy.deepcopy(fn))
+    return _DropImports().visit(copy_tree(fn))
 
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
