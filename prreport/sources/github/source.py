@@ -1,9 +1,11 @@
 """The GitHub source: one pull request through the REST API (PyGithub), cached on disk.
 
 Requests are kept few: the base text of a file is rebuilt by reverse-applying its complete
-patch to the head text (a request only when the patch is missing), counts in the PR object
-skip empty comment listings, context files come in one GraphQL request per round, and
-every GET goes through an HTTP cache with conditional requests (304s cost no rate limit).
+patch to the head text (a request only when the patch is missing), the head texts come in one
+GraphQL request with the context files the analyzers will likely ask for first, counts in the
+PR object skip empty comment listings, further context files come in one GraphQL request per
+round, and every GET goes through an HTTP cache with conditional requests (304s cost no rate
+limit).
 """
 
 from __future__ import annotations
