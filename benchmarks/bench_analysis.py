@@ -177,10 +177,13 @@ def _one_file_pr(before: str, after: str, helpers: str, title: str) -> PullReque
 
 def analyse_once(bundle: PullRequestBundle):  # type: ignore[no-untyped-def]
     """Plan context and run every registered analyzer, as ``pipeline.analyse`` does (fresh caches)."""
-    analyzers = selected(AnalysisConfig())
-    sources = SourceFiles(bundle)
-    collect_requests(analyzers, bundle, sources)
-    return run_analyzers(analyzers, bundle, sources=sources)
+    from prreport.pipeline import few_collections
+
+    with few_collections():  # as pipeline.analyse runs them
+        analyzers = selected(AnalysisConfig())
+        sources = SourceFiles(bundle)
+        collect_requests(analyzers, bundle, sources)
+        return run_analyzers(analyzers, bundle, sources=sources)
 
 
 def per_analyzer(bundle: PullRequestBundle, repeat: int) -> dict[str, float]:

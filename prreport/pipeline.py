@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,8 +93,25 @@ def gather(source: Source, config: Config) -> PullRequestBundle:
     return bundle
 
 
+@contextlib.contextmanager
+def few_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector rarely: analysis allocates millions of tree nodes that
+    all stay alive, and each default full pass walks all of them."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 100_000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
 def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:
     """Run the analyzers on a bundle and build the report model."""
+    with few_collections():
+        return _analyse(bundle, config, debug)
+
+
+def _analyse(bundle: PullRequestBundle, config: Config, debug: bool) -> Analysis:
     analyzers = selected(config.analysis)
     # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
     with _GATHERED_LOCK:
