@@ -1,24 +1,41 @@
-"""Benchmark: all registered analyzers against ``ast.parse`` of the same text, on a generated
-~100 KB module pair and on the largest real commits of the labelled corpus (tests/corpus/).
+"""Benchmark: prreport against ``ast.parse`` of the same texts, on real code.
 
-Run: ``.venv/bin/python benchmarks/bench_analysis.py [--kb 100] [--repeat 7] [--real 8]``. Prints
-the best analysis time, the best ``ast.parse`` time of every before+after text, their ratio
-(target <= 3x) and the peak memory of one analysis (tracemalloc). Not a test: timings depend
-on the machine; both sides of a ratio are measured in the same run, interleaved.
+Run: ``.venv/bin/python benchmarks/bench_analysis.py [--runs 5] [--kb 100] [--repeat 7]``.
+Prints, in one run:
+
+(a) whole process: ``prreport --bundle PR --format json`` over a 2 MB PR of 12 large
+    standard-library modules with imports hoisted out of loops (``stdlib_pr.py``) against a
+    process that only ``ast.parse``s the same texts, median of ``--runs`` paired runs (target
+    <= 3x);
+(b) the same in-process: analysis, report model and JSON against ``ast.parse`` (target <= 2x);
+(c) every commit of the labelled corpus (tests/corpus/): total analysis time against total
+    parse time (target <= 3x);
+(d) the peak RSS of the whole ``prreport`` process (target <= 300 MB);
+
+then the generated ~100 KB module pair (per-analyzer times, tracemalloc peak) and the size
+scaling line. Not a test: timings depend on the machine; both sides of each ratio are measured
+in the same run, interleaved, so load affects both.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import difflib
 import gc
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, prreport/
+
+from stdlib_pr import stdlib_bundle  # noqa: E402  (benchmarks/ is the script directory)
 
 from prreport.analyzers import SourceFiles, collect_requests, run_analyzers, selected  # noqa: E402
 from prreport.bundle import FileChange, PullRequestBundle, PullRequestMeta  # noqa: E402
@@ -160,10 +177,13 @@ def _one_file_pr(before: str, after: str, helpers: str, title: str) -> PullReque
 
 def analyse_once(bundle: PullRequestBundle):  # type: ignore[no-untyped-def]
     """Plan context and run every registered analyzer, as ``pipeline.analyse`` does (fresh caches)."""
-    analyzers = selected(AnalysisConfig())
-    sources = SourceFiles(bundle)
-    collect_requests(analyzers, bundle, sources)
-    return run_analyzers(analyzers, bundle, sources=sources)
+    from prreport.pipeline import few_collections
+
+    with few_collections():  # as pipeline.analyse runs them
+        analyzers = selected(AnalysisConfig())
+        sources = SourceFiles(bundle)
+        collect_requests(analyzers, bundle, sources)
+        return run_analyzers(analyzers, bundle, sources=sources)
 
 
 def per_analyzer(bundle: PullRequestBundle, repeat: int) -> dict[str, float]:
@@ -229,29 +249,117 @@ def measure(bundle: PullRequestBundle, repeat: int, gc_paused: bool) -> tuple[fl
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "bundles"
 
 
-def real_commits(n: int, repeat: int) -> None:
-    """The same ratio on the ``n`` largest real commits of the labelled corpus (real modules,
-    the paths real PRs take: import moves, cycle walks, extraction proofs, dead-code search)."""
+def corpus(repeat: int, largest: int) -> tuple[float, float]:
+    """(c): every commit of the labelled corpus, total analysis vs total parse time (best of
+    ``repeat`` per commit); the ``largest`` biggest commits are listed one by one."""
     from prreport.bundle import load_bundle
 
     bundles = sorted(
         ((p.name.removesuffix(".json.gz"), load_bundle(p)) for p in CORPUS.glob("*.json.gz")),
         key=lambda nb: -sum(len(t) for t in python_texts(nb[1])),
-    )[:n]
-    print(f"real commits (the {n} largest of tests/corpus, best of {repeat}):")
+    )
+    if not bundles:
+        return 0.0, 0.0
+    print(f"(c) corpus: {len(bundles)} real commits of tests/corpus, best of {repeat} each:")
     total_a = total_p = 0.0
-    for name, bundle in bundles:
+    for i, (name, bundle) in enumerate(bundles):
         analyse_once(bundle)  # warm-up
         a, p = measure(bundle, repeat, gc_paused=False)
         total_a += a
         total_p += p
-        kb = sum(len(t) for t in python_texts(bundle)) / 1024
-        print(
-            f"  {name:22s} {kb:7.0f} KB  analysis {a * 1000:7.1f} ms  parse {p * 1000:6.1f} ms  ratio {a / p:5.2f}x"
-        )
+        if i < largest:
+            kb = sum(len(t) for t in python_texts(bundle)) / 1024
+            print(
+                f"  {name:22s} {kb:7.0f} KB  analysis {a * 1000:7.1f} ms  parse {p * 1000:6.1f} ms  ratio {a / p:5.2f}x"
+            )
     print(
-        f"  all {n}: analysis {total_a * 1000:.0f} ms, parse {total_p * 1000:.0f} ms, ratio {total_a / total_p:.2f}x (target <= 3x)"
+        f"  all {len(bundles)}: analysis {total_a * 1000:.0f} ms, parse {total_p * 1000:.0f} ms, "
+        f"ratio {total_a / total_p:.2f}x (target <= 3x)"
     )
+    return total_a, total_p
+
+
+_PARSE_ONLY = (
+    "import ast, sys\n"
+    "for p in sys.argv[1:]:\n"
+    "    with open(p, encoding='utf-8') as fh:\n"
+    "        ast.parse(fh.read())\n"
+)
+
+
+def _run(cmd: list[str]) -> tuple[float, int]:
+    """Wall time and peak RSS (bytes) of one child process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode:
+        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err}")
+    return elapsed, usage.ru_maxrss * 1024  # Linux: kilobytes
+
+
+def whole_process(bundle: PullRequestBundle, runs: int) -> tuple[float, float, int]:
+    """(a) and (d): median wall time of ``prreport --bundle`` and of a parse-only process over
+    the same texts (paired, alternating which goes first), and prreport's peak RSS."""
+    from prreport.bundle import bundle_file_bytes
+
+    with tempfile.TemporaryDirectory(prefix="prreport-bench-") as tmp:
+        root = Path(tmp)
+        saved = root / "pr.json.gz"
+        saved.write_bytes(bundle_file_bytes(bundle, saved))
+        texts = []
+        for i, t in enumerate(python_texts(bundle)):
+            (root / f"{i}.py").write_text(t, encoding="utf-8")
+            texts.append(str(root / f"{i}.py"))
+        report = [sys.executable, "-m", "prreport", "--bundle", str(saved)]
+        report += ["--format", "json", "--out", str(root / "out"), "-q"]
+        parse = [sys.executable, "-c", _PARSE_ONLY, *texts]
+        _run(report)  # warm-up: bytecode caches, page cache
+        _run(parse)
+        ours: list[float] = []
+        theirs: list[float] = []
+        rss = 0
+        for i in range(runs):
+            pair = [(report, ours), (parse, theirs)]
+            for cmd, into in pair if i % 2 == 0 else reversed(pair):
+                secs, peak = _run(cmd)
+                into.append(secs)
+                if cmd is report:
+                    rss = max(rss, peak)
+    return statistics.median(ours), statistics.median(theirs), rss
+
+
+def in_process(bundle: PullRequestBundle, runs: int) -> tuple[float, float]:
+    """(b): median time of analysis + report model + JSON against ``ast.parse``, paired."""
+    from prreport.config import Config
+    from prreport.pipeline import analyse, render_outputs
+
+    config = Config()
+    config = dataclasses.replace(
+        config, report=dataclasses.replace(config.report, formats=("json",))
+    )
+    texts = python_texts(bundle)
+
+    def report() -> None:
+        render_outputs(analyse(bundle, config), config, Path("unused"))
+
+    def parse() -> None:
+        for t in texts:
+            ast.parse(t)
+
+    report()  # warm-up: plug-in and template imports
+    ours: list[float] = []
+    theirs: list[float] = []
+    for i in range(runs):
+        pair = [(report, ours), (parse, theirs)]
+        for fn, into in pair if i % 2 == 0 else reversed(pair):
+            gc.collect()
+            t0 = time.perf_counter()
+            fn()
+            into.append(time.perf_counter() - t0)
+    return statistics.median(ours), statistics.median(theirs)
 
 
 def _hoist_module(n: int, before: bool) -> str:
@@ -305,13 +413,16 @@ def size_scaling(sizes: tuple[int, ...] = (110, 440, 1024)) -> None:
 
 
 def main() -> None:
-    """Print analysis time, parse time, their ratio and peak memory."""
+    """Print (a) whole-process ratio, (b) in-process ratio, (c) corpus ratio, (d) peak RSS,
+    then the generated module pair's figures and the size-scaling line."""
     ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--runs", type=int, default=5, help="paired runs for (a) and (b) (median)")
     ap.add_argument("--kb", type=int, default=100, help="size of the generated module (KB)")
     ap.add_argument("--repeat", type=int, default=7, help="runs per measurement (best is kept)")
     ap.add_argument(
-        "--real", type=int, default=8, help="largest real corpus commits to time (0: none)"
+        "--real", type=int, default=8, help="largest corpus commits listed one by one in (c)"
     )
+    ap.add_argument("--no-corpus", action="store_true", help="leave out (c)")
     ap.add_argument(
         "--scaling", action="store_true", help="only the size-scaling line (110 KB, 440 KB, 1 MiB)"
     )
@@ -319,12 +430,40 @@ def main() -> None:
     if args.scaling:
         size_scaling()
         return
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    pr = stdlib_bundle()
+    size = sum(len(t) for t in python_texts(pr))
+    print(
+        f"stdlib PR: {len(pr.files)} modules, {size / 1024 / 1024:.2f} MiB before+after, "
+        f"+{sum(f.additions for f in pr.files)}/-{sum(f.deletions for f in pr.files)} lines"
+    )
+    wp_ours, wp_parse, rss = whole_process(pr, args.runs)
+    line_a = (
+        f"(a) whole process, median of {args.runs} paired runs: prreport --bundle {wp_ours:.2f} s, "
+        f"parse-only {wp_parse:.2f} s, ratio {wp_ours / wp_parse:.2f}x (target <= 3x)"
+    )
+    print(line_a)
+    ip_ours, ip_parse = in_process(pr, args.runs)
+    line_b = (
+        f"(b) in-process, median of {args.runs} paired runs: analysis + model + JSON "
+        f"{ip_ours:.2f} s, ast.parse {ip_parse:.2f} s, ratio {ip_ours / ip_parse:.2f}x (target <= 2x)"
+    )
+    print(line_b)
+    line_d = f"(d) peak RSS of the prreport process: {rss / 1024 / 1024:.0f} MB (target <= 300 MB)"
+    print(line_d)
+    line_c = "(c) corpus: not measured (--no-corpus)"
+    if not args.no_corpus:
+        total_a, total_p = corpus(max(1, args.repeat // 3), args.real)
+        if total_p:
+            line_c = (
+                f"(c) corpus: analysis {total_a:.2f} s, parse {total_p:.2f} s, "
+                f"ratio {total_a / total_p:.2f}x (target <= 3x)"
+            )
     bundle = make_bundle(args.kb)
     f = bundle.files[0]
     assert f.before is not None and f.after is not None
     findings, diags = analyse_once(bundle)  # warm-up: plug-in imports, first-call caches
     analysis, parse = measure(bundle, args.repeat, gc_paused=False)
-    analysis_nogc, parse_nogc = measure(bundle, args.repeat, gc_paused=True)
     tracemalloc.start()
     analyse_once(bundle)
     _cur, peak = tracemalloc.get_traced_memory()
@@ -333,31 +472,26 @@ def main() -> None:
     for fd in findings:
         kinds[fd.kind] = kinds.get(fd.kind, 0) + 1
     print(
-        f"module pair: {len(f.before) / 1024:.1f} KB before, {len(f.after) / 1024:.1f} KB after, "
+        f"generated module pair: {len(f.before) / 1024:.1f} KB before, {len(f.after) / 1024:.1f} KB after, "
         f"+{f.additions}/-{f.deletions} lines"
     )
-    print(f"analyzers: {', '.join(a.name for a in selected(AnalysisConfig()))}")
     print(
-        f"findings: {len(findings)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); diagnostics: {len(diags)}"
+        f"  findings: {len(findings)} ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); diagnostics: {len(diags)}"
     )
-    for d in diags:
-        print(f"  diagnostic: {d.origin}: {d.message.splitlines()[0]}")
     print(
-        "per analyzer, files already parsed (best of each; shared caches are charged to the first user):"
+        "  per analyzer, files already parsed (best of each; shared caches charged to the first user):"
     )
     for name, secs in sorted(per_analyzer(bundle, args.repeat).items(), key=lambda kv: -kv[1]):
-        print(f"  {name:14s} {secs * 1000:8.1f} ms")
-    print(f"analysis time (best of {args.repeat}): {analysis * 1000:.1f} ms")
-    print(f"ast.parse before+after (best of {args.repeat}): {parse * 1000:.1f} ms")
-    print(f"ratio: {analysis / parse:.2f}x (target <= 3x)")
+        print(f"    {name:14s} {secs * 1000:8.1f} ms")
     print(
-        f"with the cyclic GC paused: analysis {analysis_nogc * 1000:.1f} ms, parse {parse_nogc * 1000:.1f} ms, "
-        f"ratio {analysis_nogc / parse_nogc:.2f}x"
+        f"  analysis {analysis * 1000:.1f} ms, ast.parse {parse * 1000:.1f} ms (best of {args.repeat}), "
+        f"ratio {analysis / parse:.2f}x; tracemalloc peak {peak / 1024 / 1024:.1f} MiB"
     )
-    print(f"peak memory of one analysis (tracemalloc): {peak / 1024 / 1024:.1f} MiB")
     size_scaling()
-    if args.real:
-        real_commits(args.real, max(1, args.repeat // 2))
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("summary:")
+    for line in (line_a, line_b, line_c, line_d):
+        print(f"  {line}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +15,6 @@ from prreport.bundle import PullRequestBundle
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
-from prreport.render import render_html, render_json, render_markdown
 from prreport.report.build import build_model
 from prreport.report.model import ReportModel
 from prreport.report.verdict import is_failure
@@ -43,12 +46,29 @@ class Analysis:
         ]
 
 
+# The parsed sources of the bundles ``gather`` returned last, for ``analyse`` to start from:
+# each file side is parsed once per run, not once per planning round and again for analysis.
+_GATHERED: dict[int, SourceFiles] = {}
+_KEEP_GATHERED = 4  # concurrent digest jobs each gather then analyse one bundle
+_GATHERED_LOCK = threading.Lock()
+
+
+def _sources_for(bundle: PullRequestBundle, previous: SourceFiles | None) -> SourceFiles:
+    sources = SourceFiles(bundle)
+    if previous is not None:
+        sources.adopt(previous)
+    return sources
+
+
 def gather(source: Source, config: Config) -> PullRequestBundle:
     """Fetch the bundle and the context the analyzers ask for (until they ask for nothing new)."""
     bundle = source.fetch()
     analyzers = selected(config.analysis)
+    sources = SourceFiles(bundle)
     for _ in range(_MAX_CONTEXT_ROUNDS):
-        request, _diags = collect_requests(analyzers, bundle)
+        if sources.bundle is not bundle:
+            sources = _sources_for(bundle, sources)
+        request, _diags = collect_requests(analyzers, bundle, sources)
         files = sorted(set(request.files) - set(bundle.context_files))
         names = sorted(set(request.references) - set(bundle.references))
         if not files and not names:
@@ -64,13 +84,41 @@ def gather(source: Source, config: Config) -> PullRequestBundle:
         bundle = dataclasses.replace(
             bundle, context_files=context, references=references, reference_scope=scope
         )
+    if sources.bundle is not bundle:
+        sources = _sources_for(bundle, sources)
+    with _GATHERED_LOCK:
+        while len(_GATHERED) >= _KEEP_GATHERED:
+            _GATHERED.pop(next(iter(_GATHERED)))
+        _GATHERED[id(bundle)] = sources
     return bundle
+
+
+@contextlib.contextmanager
+def few_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector rarely: analysis allocates millions of tree nodes that
+    all stay alive, and each default full pass walks all of them."""
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 100_000), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:
     """Run the analyzers on a bundle and build the report model."""
+    with few_collections():
+        return _analyse(bundle, config, debug)
+
+
+def _analyse(bundle: PullRequestBundle, config: Config, debug: bool) -> Analysis:
     analyzers = selected(config.analysis)
-    sources = SourceFiles(bundle)  # one parse cache shared by planning and analysis
+    # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
+    with _GATHERED_LOCK:
+        gathered = _GATHERED.pop(id(bundle), None)
+    sources = (
+        gathered if gathered is not None and gathered.bundle is bundle else SourceFiles(bundle)
+    )
     _req, plan_diags = collect_requests(analyzers, bundle, sources)
     findings, diags = run_analyzers(analyzers, bundle, debug=debug, sources=sources)
     diags = plan_diags + diags
@@ -97,11 +145,20 @@ def render_outputs(
     lang = config.report.lang
     suffix = "" if lang == "en" else f".{lang}"
     outputs: dict[Path, str] = {}
-    markdown = render_markdown(model, lang)
-    if "md" in config.report.formats:
-        outputs[out_dir / f"{stem}{suffix}.md"] = markdown
-    if "html" in config.report.formats:
-        outputs[out_dir / f"{stem}{suffix}.html"] = render_html(model, lang, markdown)
-    if "json" in config.report.formats:
+    formats = config.report.formats
+    # Renderers are imported, and the Markdown rendered, only for the formats asked for.
+    if "md" in formats or "html" in formats:
+        from prreport.render.markdown import render_markdown
+
+        markdown = render_markdown(model, lang)
+        if "md" in formats:
+            outputs[out_dir / f"{stem}{suffix}.md"] = markdown
+        if "html" in formats:
+            from prreport.render.html import render_html
+
+            outputs[out_dir / f"{stem}{suffix}.html"] = render_html(model, lang, markdown)
+    if "json" in formats:
+        from prreport.render.json import render_json
+
         outputs[out_dir / f"{stem}.json"] = render_json(model)
     return outputs

@@ -108,6 +108,11 @@ def test_cold_report_within_budget_and_fresh_rerun_costs_nothing(server, tmp_pat
     cold = _gh_cli(server, tmp_path)
     assert cold.returncode == 0, cold.stderr
     assert server.count <= files + 12, server.paths()
+    # The head texts come with the first context round (one GraphQL request, no blob GETs);
+    # the cycle walk needs one more round at most.
+    graphql = [r for r in server.requests if r.path == "/graphql"]
+    assert len(graphql) <= 2 and server.requests[3].path == "/graphql", server.paths()
+    assert not [r for r in server.requests if "/git/blobs/" in r.path], server.paths()
     # GitHub marks answers fresh for 60 s: an immediate re-run needs no request at all.
     server.reset_counts()
     assert _gh_cli(server, tmp_path).returncode == 0

@@ -1,5 +1,6 @@
 """Hoist codemods print only the top-level statements they replace: on real standard-library
-modules, the text must equal libcst's full print of the transformed module."""
+modules, the text must equal libcst's full print of the transformed module, and statement
+lines taken from the ``ast`` must find the same import as libcst's position metadata."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prreport.analyzers._hoist import _Hoist, hoist, parse_for_hoist
+from prreport.analyzers._hoist import _follow, _Hoist, hoist, parse_for_hoist
 
 # Over ten seconds each: `pytest -m "not slow"` skips them for a quick loop.
 pytestmark = pytest.mark.slow
@@ -35,16 +36,23 @@ def test_stitched_print_equals_the_full_print(name: str):
     spec = importlib.util.find_spec(name)
     assert spec is not None and spec.origin
     text = Path(spec.origin).read_text(encoding="utf-8")
-    lines = _local_imports(text)[:4]
+    lines = _local_imports(text)[:12]
     assert lines, f"{name} has no function-local import any more: pick another module"
-    parsed = parse_for_hoist(text)
-    assert parsed is not None and parsed.exact
+    parsed = parse_for_hoist(text, ast.parse(text))
+    by_metadata = parse_for_hoist(text)  # no ast: libcst's PositionProvider gives the lines
+    assert parsed is not None and parsed.exact and by_metadata is not None
+    # statement texts cut from the source at the ast's lines are libcst's prints of them
+    assert list(parsed.pieces.values()) == list(by_metadata.pieces.values())
+    assert (parsed.header, parsed.footer) == (by_metadata.header, by_metadata.footer)
     for line in lines:
-        tr = _Hoist(line)
-        out = parsed.wrapper.visit(tr)
+        assert parsed.tree is not None and _follow(parsed.module.body, parsed.tree.body, line, {})
+        parsed.prepare(line)
+        tr = _Hoist(line, parsed.lines)
+        out = parsed.module.visit(tr)
         if tr.removed:
             assert parsed.code(out) == out.code
             assert hoist(text, line) == out.code  # a fresh parse agrees
+        assert hoist(text, line, by_metadata) == (out.code if tr.removed else None)
 
 
 def test_a_layout_the_pieces_do_not_reproduce_falls_back_to_the_full_print():

@@ -14,7 +14,7 @@ import pkgutil
 import re
 import traceback
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.config import AnalysisConfig
@@ -121,6 +121,11 @@ class SourceFiles:
     def tree(self, path: str, side: str) -> ast.Module | None:
         """``ast`` of a file side, or None when absent or unparseable (then a diagnostic is kept)."""
         key = (path, side)
+        if side == "head" and key not in self._ast and self.bundle.file(path) is not None:
+            # a changed file's head is its after side: one parse serves both names
+            tree = self.tree(path, "after")
+            self._ast[key] = tree
+            return tree
         if key not in self._ast:
             text = self.text(path, side)
             tree = None
@@ -154,6 +159,26 @@ class SourceFiles:
             self._python = None
         return dropped
 
+    def adopt(self, old: SourceFiles) -> None:
+        """Keep the trees (and values derived from one file side alone) that ``old`` made of
+        file sides whose text this bundle shares: a context round adds files, never edits one."""
+        texts: dict[tuple[str, str], str | None] = {}
+        for f in self.bundle.files:
+            texts[(f.path, "after")] = f.after
+            texts[(f.before_path, "before")] = f.before
+        kept = set()
+        for key, tree in old._ast.items():
+            path, side = key
+            mine = texts.get(key) if side != "head" else self._raw_text(path, side)
+            if key not in self._ast and mine is not None and mine == old._raw_text(path, side):
+                self._ast[key] = tree
+                if key in old.parse_errors:
+                    self.parse_errors[key] = old.parse_errors[key]
+                kept.add(key)
+        for (path, side, what), value in old._memo.items():
+            if what in _PER_SIDE and (path, side) in kept:
+                self._memo.setdefault((path, side, what), value)
+
     def memo(self, path: str, side: str, what: str, build: Callable[[], Any]) -> Any:
         """Cache a derived value (e.g. a libcst tree or a scope index) per file side."""
         key = (path, side, what)
@@ -168,6 +193,10 @@ class SourceFiles:
         return self._changed[f.path]
 
 
+# ``memo`` values that are functions of one file side's text alone (``adopt`` keeps them).
+_PER_SIDE = frozenset(
+    {"pyscope", "functions", "module-bindings", "defs", "lines", "scopes", "optional-flags"}
+)
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:
 # their recursive visitors (and ``ast.unparse``, libcst) need a few frames per level. Real
 # code stays far below (the deepest module of the standard library: 87 levels).
@@ -189,6 +218,25 @@ def _depth(tree: ast.AST) -> int:
         deepest = max(deepest, d)
         stack.extend((child, d + 1) for child in ast.iter_child_nodes(node))
     return deepest
+
+
+_T = TypeVar("_T", bound=ast.AST)
+
+
+def copy_tree(node: _T) -> _T:
+    """A deep copy of a syntax tree, for transformers that rewrite it in place; several times
+    faster than ``copy.deepcopy`` (no memo: ``ast`` trees share no mutable nodes)."""
+    cls = node.__class__
+    new = cls.__new__(cls)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if isinstance(value, ast.AST):
+            fields[key] = copy_tree(value)
+        elif isinstance(value, list):
+            fields[key] = [copy_tree(v) if isinstance(v, ast.AST) else v for v in value]
+        else:
+            fields[key] = value
+    return new
 
 
 def parse_source(text: str, path: str) -> tuple[ast.Module | None, str, int | None]:

@@ -8,7 +8,6 @@ definitions can be compared byte-for-byte, modulo consistent local renames, or n
 from __future__ import annotations
 
 import ast
-import copy
 import difflib
 import re
 import textwrap
@@ -16,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from prreport.analyzers import SourceFiles
+from prreport.analyzers import SourceFiles, copy_tree
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.findings import ContextRequest
@@ -153,7 +152,7 @@ def renamed_dump(nodes: Sequence[ast.AST], extra_locals: Iterable[str] = ()) -> 
     every = {n.id for top in nodes for n in ast.walk(top) if isinstance(n, ast.Name)}
     every |= {n.arg for top in nodes for n in ast.walk(top) if isinstance(n, ast.arg)}
     renamer = _Renamer(frozenset(every - local))
-    return "\n".join(dump(renamer.visit(copy.deepcopy(n))) for n in nodes)
+    return "\n".join(dump(renamer.visit(copy_tree(n))) for n in nodes)
 
 
 def strip_docstring(body: Sequence[ast.stmt]) -> list[ast.stmt]:

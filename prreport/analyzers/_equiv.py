@@ -16,8 +16,9 @@ defaults, decorators other than their spelling) stays.
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Iterable
+
+from prreport.analyzers import copy_tree
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _LAYOUT_ROOTS = ("src", "lib", "python")
@@ -213,4 +214,4 @@ class _Canon(ast.NodeTransformer):
 
 def canonical(node: ast.AST, names: dict[str, str], shadowed: set[str] | None = None) -> ast.AST:
     """A normalised deep copy of ``node`` (see the module docstring); ``node`` is not changed."""
-    return _Canon(names, shadowed or set()).visit(copy.deepcopy(node))
+    return _Canon(names, shadowed or set()).visit(copy_tree(node))

@@ -7,10 +7,11 @@ block already is), otherwise the statement goes after the last import of its gro
 
 from __future__ import annotations
 
+import ast
 import difflib
 import sys
-from collections.abc import Sequence
-from typing import cast
+from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -138,11 +139,10 @@ def _merge(node: cst.ImportFrom, new: Sequence[cst.ImportAlias]) -> cst.ImportFr
 
 
 class _Hoist(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, line: int) -> None:
+    def __init__(self, line: int, lines: Callable[[cst.CSTNode], tuple[int, int]]) -> None:
         super().__init__()
         self.line = line
+        self.lines = lines  # (first, last) line of a statement, its leading blank lines left out
         self.target: cst.SimpleStatementLine | None = None
         self.removed = False
 
@@ -150,16 +150,13 @@ class _Hoist(cst.CSTTransformer):
         # Only the compound statements around ``line`` can hold the import: skip the rest of
         # the module (a transform of every node of a large file costs more than the hoist).
         if isinstance(node, cst.BaseCompoundStatement):
-            pos = self.get_metadata(PositionProvider, node)
-            if not pos.start.line <= self.line <= pos.end.line:
+            first, last = self.lines(node)
+            if not first <= self.line <= last:
                 return False
         return super().on_visit(node)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        if (
-            self.target is None
-            and self.get_metadata(PositionProvider, node).start.line == self.line
-        ):
+        if self.target is None and self.lines(node)[0] == self.line:
             if len(node.body) == 1 and isinstance(node.body[0], (cst.Import, cst.ImportFrom)):
                 self.target = node
         return False
@@ -248,22 +245,189 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
+_KINDS: dict[type[cst.CSTNode], tuple[type[ast.stmt], ...]] = {
+    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
+    cst.ClassDef: (ast.ClassDef,),
+    cst.If: (ast.If,),
+    cst.For: (ast.For, ast.AsyncFor),
+    cst.While: (ast.While,),
+    cst.With: (ast.With, ast.AsyncWith),
+    cst.Try: (ast.Try,),
+    cst.Match: (ast.Match,),
+}
+if sys.version_info >= (3, 11):
+    _KINDS[cst.TryStar] = (ast.TryStar,)
+_COMPOUND = frozenset(t for kinds in _KINDS.values() for t in kinds)
+
+
+def _follow(
+    body: Sequence[cst.BaseStatement],
+    stmts: list[ast.stmt],
+    line: int,
+    found: dict[int, tuple[int, int]],
+) -> bool:
+    """Lines of the libcst statements of ``body`` from their ``ast`` twins (``stmts``), and of
+    the statements inside those that hold ``line``; False when the two trees do not line up."""
+    i = 0
+    for node in body:
+        if isinstance(node, cst.SimpleStatementLine):
+            group = stmts[i : i + len(node.body)]
+            i += len(node.body)
+            if len(group) != len(node.body) or any(type(a) in _COMPOUND for a in group):
+                return False
+            found[id(node)] = (group[0].lineno, max(a.end_lineno or a.lineno for a in group))
+            continue
+        if i >= len(stmts) or not isinstance(stmts[i], _KINDS.get(type(node), ())):
+            return False
+        a = stmts[i]
+        i += 1
+        decorators = getattr(a, "decorator_list", [])
+        start = min([a.lineno, *(d.lineno for d in decorators)])
+        found[id(node)] = (start, a.end_lineno or a.lineno)
+        if start <= line <= (a.end_lineno or a.lineno) and not _inner(node, a, line, found):
+            return False
+    return i == len(stmts)
+
+
+def _inner(node: cst.CSTNode, a: Any, line: int, found: dict[int, tuple[int, int]]) -> bool:
+    """``_follow`` into the blocks of one compound statement (its body, else, handlers...)."""
+    pairs: list[tuple[Any, list[ast.stmt]]] = [(getattr(node, "body", None), a.body)]
+    if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+        elif_ = a.orelse[0] if len(a.orelse) == 1 and isinstance(a.orelse[0], ast.If) else None
+        if elif_ is None:
+            return False
+        found[id(node.orelse)] = (elif_.lineno, elif_.end_lineno or elif_.lineno)
+        if elif_.lineno <= line <= (elif_.end_lineno or elif_.lineno):
+            if not _inner(node.orelse, elif_, line, found):
+                return False
+    elif getattr(node, "orelse", None) is not None:
+        pairs.append((node.orelse.body, a.orelse))  # type: ignore[attr-defined]
+    if isinstance(node, (cst.Try, cst.TryStar)):
+        if len(node.handlers) != len(a.handlers):
+            return False
+        pairs += [
+            (getattr(h, "body", None), ah.body)
+            for h, ah in zip(node.handlers, a.handlers, strict=True)
+        ]
+        if node.finalbody is not None:
+            pairs.append((node.finalbody.body, a.finalbody))
+    if isinstance(node, cst.Match):
+        if len(node.cases) != len(a.cases):
+            return False
+        pairs = [(c.body, ac.body) for c, ac in zip(node.cases, a.cases, strict=True)]
+    for block, stmts in pairs:
+        if isinstance(block, cst.IndentedBlock) and not _follow(block.body, stmts, line, found):
+            return False
+    return True
+
+
+def _blank_or_comment(line: str) -> bool:
+    stripped = line.strip(" \t\f\r\n")
+    return not stripped or stripped.startswith("#")
+
+
+def _cut(text: str, module: cst.Module, tree: ast.Module) -> tuple[str, dict[int, str], str] | None:
+    """(header, text of each top-level statement by id, footer) cut from ``text`` at the lines the
+    ``ast`` gives, less each statement's leading blank and comment lines; None when the two
+    trees or the lines do not agree (then libcst prints the pieces)."""
+    lines = split_lines(text, keepends=True)
+    begins: list[int] = []  # 0-based index of the first line of each statement's text
+    i = 0
+    for st in module.body:
+        k = len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1
+        if i + k > len(tree.body):
+            return None
+        a = tree.body[i]
+        i += k
+        start = min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", []))]) - 1
+        begin = start - len(st.leading_lines)
+        if begin < (begins[-1] + 1 if begins else 0) or start >= len(lines):
+            return None
+        if _blank_or_comment(lines[start]) or not all(
+            _blank_or_comment(ln) for ln in lines[begin:start]
+        ):
+            return None
+        begins.append(begin)
+    end = len(lines) - len(module.footer)
+    if i != len(tree.body) or not begins or begins[0] != len(module.header) or end < begins[-1]:
+        return None
+    if not all(_blank_or_comment(ln) for ln in lines[end:]):
+        return None
+    bounds = [*begins, end]
+    pieces = {id(st): "".join(lines[bounds[j] : bounds[j + 1]]) for j, st in enumerate(module.body)}
+    return "".join(lines[: begins[0]]), pieces, "".join(lines[end:])
+
+
 class HoistSource:
     """A module parsed once for every hoist made in it, with the text of each top-level statement.
 
     libcst keeps untouched nodes, so after a hoist only the replaced top-level statements are
-    printed; the others are cut from the original text.
+    printed; the others are cut from the original text. Line numbers come from those texts;
+    position metadata is computed only for the one top-level statement holding an import
+    (a whole-module metadata pass costs more than the hoists themselves).
     """
 
-    def __init__(self, text: str, module: cst.Module) -> None:
+    def __init__(self, text: str, module: cst.Module, tree: ast.Module | None = None) -> None:
         self.text = text
-        self.wrapper = MetadataWrapper(module)
-        module = self.wrapper.module  # the wrapper's copy: the nodes a transform keeps
-        self.header = "".join(module.code_for_node(line) for line in module.header)
-        self.footer = "".join(module.code_for_node(line) for line in module.footer)
-        self.pieces = {id(st): module.code_for_node(st) for st in module.body}
+        self.module = module
+        self.tree = tree  # the ``ast`` of the same text: statement lines without a libcst pass
+        cut = _cut(text, module, tree) if tree is not None else None
+        if cut is not None:
+            # libcst prints a parsed module back to its text: cut the pieces from the text
+            self.header, self.pieces, self.footer = cut
+        else:
+            self.header = "".join(module.code_for_node(line) for line in module.header)
+            self.footer = "".join(module.code_for_node(line) for line in module.footer)
+            self.pieces = {id(st): module.code_for_node(st) for st in module.body}
         # A layout the per-statement texts do not reproduce: print whole modules instead.
         self.exact = self.header + "".join(self.pieces.values()) + self.footer == text
+        self._spans: dict[
+            int, tuple[int, int, cst.BaseStatement]
+        ] = {}  # id -> (first line of its text, last, node)
+        self._nested: dict[int, tuple[int, int]] = {}
+        self._done: set[int] = set()
+        if self.exact:
+            line = 1 + self.header.count("\n")
+            for st in module.body:
+                n = self.pieces[id(st)].count("\n")
+                self._spans[id(st)] = (line, line + max(n, 1) - 1, st)
+                line += n
+        else:
+            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._nested = {id(k): (v.start.line, v.end.line) for k, v in positions.items()}
+
+    def lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        """First and last line of a statement (as libcst's ``PositionProvider`` gives them);
+        inside a top-level statement only once ``prepare`` was called for a line in it."""
+        if id(node) in self._nested:
+            return self._nested[id(node)]
+        span = self._spans.get(id(node))
+        if span is None:
+            return (0, -1)  # not a statement of this module's text
+        start, end, st = span
+        return (start + len(getattr(st, "leading_lines", ())), end)
+
+    def prepare(self, line: int) -> None:
+        """Compute the positions inside the top-level statement that holds ``line``: from the
+        ``ast`` when its statements line up with libcst's, else by libcst's position pass."""
+        if self.tree is not None and line not in self._done:
+            found: dict[int, tuple[int, int]] = {}
+            if _follow(self.module.body, self.tree.body, line, found):
+                self._nested.update(found)
+                self._done.add(line)
+                return
+        for start, end, st in self._spans.values():
+            if start <= line <= end and id(st) not in self._done:
+                self._done.add(id(st))
+                self._positions(st, start - 1)
+
+    def _positions(self, st: cst.BaseStatement, offset: int) -> None:
+        """Positions inside one top-level statement, printed alone (a one-statement module)."""
+        alone = self.module.with_changes(body=[st], header=[], footer=[])
+        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+        for node, pos in positions.items():
+            if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+                self._nested[id(node)] = (pos.start.line + offset, pos.end.line + offset)
 
     def code(self, updated: cst.Module) -> str:
         """``updated.code``, printing only the statements that are not the original ones."""
@@ -273,10 +437,11 @@ class HoistSource:
         return self.header + "".join(body) + self.footer
 
 
-def parse_for_hoist(text: str) -> HoistSource | None:
-    """The module with position metadata, parsed once per file and reused for every hoist."""
+def parse_for_hoist(text: str, tree: ast.Module | None = None) -> HoistSource | None:
+    """The module parsed once per file and reused for every hoist made in it (``tree``: its
+    ``ast``, which gives the lines of the statements around an import)."""
     try:
-        return HoistSource(text, cst.parse_module(text))
+        return HoistSource(text, cst.parse_module(text), tree)
     except cst.ParserSyntaxError:
         return None
 
@@ -286,8 +451,9 @@ def hoist(text: str, line: int, parsed: HoistSource | None = None) -> str | None
     parsed = parsed if parsed is not None else parse_for_hoist(text)
     if parsed is None:
         return None
-    tr = _Hoist(line)
-    out = parsed.wrapper.visit(tr)
+    parsed.prepare(line)
+    tr = _Hoist(line, parsed.lines)
+    out = parsed.module.visit(tr)
     return parsed.code(out) if tr.removed else None
 
 

@@ -9,7 +9,7 @@ import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import same_tree
 from prreport.analyzers._equiv import (
     bindings,
@@ -106,7 +106,7 @@ class _DropImports(ast.NodeTransformer):
 
 def normalised(fn: ast.AST) -> ast.AST:
     """A copy of a function without import statements (docstrings and everything else kept)."""
-    return _DropImports().visit(copy.deepcopy(fn))
+    return _DropImports().visit(copy_tree(fn))
 
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
@@ -329,21 +329,31 @@ def _module_level(
     )
 
 
-class _DropDefs(ast.NodeTransformer):
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        for name in _BLOCK_FIELDS:
-            block = getattr(node, name, None)
-            if isinstance(block, list):
-                setattr(node, name, [s for s in block if not isinstance(s, _DEFS)])
-        return super().generic_visit(node)
-
-
 def _without_defs(tree: ast.Module) -> ast.Module:
-    """A shallow-rebuilt module without function definitions (they are compared one by one)."""
-    module = ast.Module(body=[s for s in tree.body if not isinstance(s, _DEFS)], type_ignores=[])
-    out = _DropDefs().visit(copy.deepcopy(module))
+    """A copy of the module without function definitions (they are compared one by one); the
+    functions are never copied (a deep copy of a large module costs more than the comparison)."""
+    out = _copy_without_defs(tree)
     assert isinstance(out, ast.Module)
     return out
+
+
+def _copy_without_defs(node: ast.AST) -> ast.AST:
+    new = copy.copy(node)
+    for name, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            block = name in _BLOCK_FIELDS
+            setattr(
+                new,
+                name,
+                [
+                    _copy_without_defs(v) if isinstance(v, ast.AST) else v
+                    for v in value
+                    if not (block and isinstance(v, _DEFS))
+                ],
+            )
+        elif isinstance(value, ast.AST):
+            setattr(new, name, _copy_without_defs(value))
+    return new
 
 
 def _formatting_line(imports: list[tuple[int, int]], lines: list[str], n: int) -> bool:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import (
     Definition,
     definition_changes,
@@ -33,7 +32,7 @@ _ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
 
 def _canon(stmts: Sequence[ast.AST], keep: frozenset[str], erase: bool = False) -> str:
     t = OrdinalNames(keep, erase)
-    return "\n".join(dump(t.visit(copy.deepcopy(s))) for s in stmts)
+    return "\n".join(dump(t.visit(copy_tree(s))) for s in stmts)
 
 
 def _statement_lists(node: ast.AST, scope: str) -> Iterator[tuple[str, list[ast.stmt]]]:

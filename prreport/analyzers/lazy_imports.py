@@ -12,7 +12,6 @@ from typing import Any
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._deps import metadata_files, required_imports
-from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
 from prreport.analyzers._modimports import ModuleIndex
 from prreport.analyzers._pyscope import Guard, ImportBinding, ScopeIndex, index
 from prreport.analyzers.cycles import (
@@ -316,6 +315,16 @@ def stated_reasons(
     return out
 
 
+def _followup(path: str, text: str, line: int, parsed: list[Any], tree: ast.Module | None) -> str:
+    """The codemod diff hoisting the import at ``line``; ``parsed`` keeps the file's one libcst
+    parse. libcst is imported and run only here: for a follow-up the report shows."""
+    from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
+
+    if not parsed:
+        parsed.append(parse_for_hoist(text, tree))
+    return hoist_diff(path, text, line, parsed[0]) if parsed[0] else ""
+
+
 @register
 class LazyImportsAnalyzer(Analyzer):
     """Function-local imports kept lazy, with the reason (or ``hoistable`` and a follow-up diff).
@@ -385,7 +394,8 @@ class LazyImportsAnalyzer(Analyzer):
         lazies = [(b, _walk(b, p, cx)[0] or b.module) for p, _c, kept in retained for b in kept]
         cx = dataclasses.replace(cx, stated=stated_reasons(body, lazies))
         for path, is_changed, kept in retained:
-            text = sources.text(path, "after" if is_changed else "head") or ""
+            side = "after" if is_changed else "head"
+            text = sources.text(path, side) or ""
             diffs: dict[int, str] = {}
             wrapper: list[Any] = []  # the libcst parse of ``text``, made on first use only
             for b in kept:
@@ -402,10 +412,8 @@ class LazyImportsAnalyzer(Analyzer):
                 elif reason == "hoistable":
                     if b.stmt_line not in diffs:
                         budget -= 1
-                        if not wrapper:
-                            wrapper.append(parse_for_hoist(text))
-                        diffs[b.stmt_line] = (
-                            hoist_diff(path, text, b.stmt_line, wrapper[0]) if wrapper[0] else ""
+                        diffs[b.stmt_line] = _followup(
+                            path, text, b.stmt_line, wrapper, sources.tree(path, side)
                         )
                     followup = diffs[b.stmt_line]
                 details = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import posixpath
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,72 @@ from prreport.sources.github.api import PullRequestApi
 from prreport.sources.github.files import MAX_TEXT, TreeEntry
 
 _GRAPHQL_BATCH = 50
+_LIKELY_CAP = 100  # files prefetched for the cycle walk beyond the changed ones
+# An import on a line of a patch (added, removed or context): ``from X import``, ``import X``.
+_IMPORT_LINE = re.compile(
+    r"^[ +-]\s*(?:from\s+(\.*[\w.]*)\s+import\b|import\s+([\w.]+(?:\s*,\s*[\w.]+)*))"
+)
+
+# A file named in the PR description: a path or a bare file name (``decode.py``).
+_NAMED_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.py)(?![\w/])")
+
+
+def likely_context(
+    patches: dict[str, str | None], tree: Iterable[str], body: str = ""
+) -> list[str]:
+    """Files the analyzers will likely read first: the modules the changed files' patches
+    import (resolved as paths in the head tree, any layout), the ``.py`` files the PR text
+    names, and their packages' ``__init__.py``. A guess from text, fetched ahead in the same
+    request as the head texts."""
+    by_tail: dict[str, list[str]] = {}
+    for p in tree:
+        if p.endswith(".py"):
+            by_tail.setdefault(posixpath.basename(p), []).append(p)
+            if p.endswith("/__init__.py"):
+                by_tail.setdefault(posixpath.basename(posixpath.dirname(p)) + "/", []).append(p)
+    modules: set[str] = set()
+    for path, patch in sorted(patches.items()):
+        if not path.endswith(".py") or not patch:
+            continue
+        for line in patch.splitlines():
+            m = _IMPORT_LINE.match(line)
+            if m is None:
+                continue
+            if m.group(1) is not None:
+                name = m.group(1)
+                level = len(name) - len(name.lstrip("."))
+                rel = name[level:].replace(".", "/")
+                if level:
+                    base = posixpath.dirname(path)
+                    for _ in range(level - 1):
+                        base = posixpath.dirname(base)
+                    rel = posixpath.join(base, rel) if rel else base
+                modules.add(rel)
+            else:
+                modules.update(n.strip().replace(".", "/") for n in m.group(2).split(","))
+    found: set[str] = set()
+    for token in _NAMED_FILE.findall(body):
+        token = token.lstrip("./")
+        for p in by_tail.get(posixpath.basename(token), []):
+            if p == token or p.endswith("/" + token):
+                found.add(p)
+    for rel in sorted(modules):
+        if not rel:
+            continue
+        leaf = posixpath.basename(rel)
+        for p in by_tail.get(leaf + ".py", []) + by_tail.get(leaf + "/", []):
+            stem = p.removesuffix("/__init__.py").removesuffix(".py")
+            if stem == rel or stem.endswith("/" + rel):
+                found.add(p)
+    out = set(found)
+    for p in found:  # the packages Python runs first
+        d = posixpath.dirname(p)
+        while d:
+            init = f"{d}/__init__.py"
+            if init in out or any(x == init for x in by_tail.get(posixpath.basename(d) + "/", [])):
+                out.add(init)
+            d = posixpath.dirname(d)
+    return sorted(out - set(patches))[:_LIKELY_CAP]
 
 
 class ContextFiles:
@@ -28,6 +96,42 @@ class ContextFiles:
         self._texts = texts
         self.head = ""  # the head commit, set once the PR is read
         self._graphql_ok = True
+        # Texts fetched ahead (``prefetch``): path -> (text, byte size); None text: binary.
+        self._pre: dict[str, tuple[str | None, int]] = {}
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Fetch the head texts of ``paths`` in as few GraphQL requests as possible (one for up
+        to 50 files), ahead of need: the changed files' head texts and the files a cycle walk
+        will likely ask for come in the same request. Without GraphQL nothing is fetched here."""
+        wanted = []
+        for p in sorted(set(paths)):
+            entry = self._tree.get(p)
+            if entry is None or not 0 < entry.size <= MAX_TEXT or p in self._pre:
+                continue
+            stored = self._stored(p)
+            if stored is not None:
+                self._pre[p] = stored
+            else:
+                wanted.append(p)
+        if not wanted or not self._api.token or not self._graphql_ok:
+            return
+        try:
+            for start in range(0, len(wanted), _GRAPHQL_BATCH):
+                self._graphql_texts(wanted[start : start + _GRAPHQL_BATCH])
+        except GitHubError as exc:
+            if "rejected the token" in str(exc) or "rate limit" in str(exc):
+                raise
+            self._graphql_ok = False  # fetched one by one (REST) when needed
+
+    def head_bytes(self, path: str, sha: str, what: str) -> bytes:
+        """The bytes of a file at head: from ``prefetch`` when its text is faithful (valid UTF-8,
+        the size GitHub reports), else one REST blob request."""
+        got = self._pre.get(path)
+        if got is not None and got[0] is not None:
+            data = got[0].encode("utf-8", "surrogatepass")
+            if got[1] == len(data):
+                return data
+        return self._api.blob(sha, what)
 
     def fetch(self, paths: Iterable[str]) -> dict[str, str | None]:
         """Files at head: changed files from memory, others in one GraphQL request (or per-file REST)."""
@@ -37,6 +141,8 @@ class ContextFiles:
             entry = self._tree.get(p)
             if p in self._texts:
                 result[p] = self._texts[p]
+            elif p in self._pre:
+                result[p] = self._pre[p][0]
             elif entry is None:
                 result[p] = None  # not in the head tree: no request
             elif entry.size == 0:
@@ -97,8 +203,10 @@ class ContextFiles:
                 if text is not None and not isinstance(text, str):
                     raise TypeError(f"the text of {p} is a {type(text).__name__}")
                 out[p] = text
-        for p, text in out.items():
-            self._store(p, text)
+                size = int(blob.get("byteSize") or 0) if blob else -1
+                if blob:
+                    self._pre[p] = (text, size)
+                self._store(p, text, size)
         return out
 
     # Context texts are addressed by (head commit, path), which never change: a plain
@@ -109,23 +217,25 @@ class ContextFiles:
         key = hashlib.sha256(f"{self.head}\0{path}".encode()).hexdigest()
         return self._api.content_dir / key[:2] / f"{key}.json"
 
-    def _stored(self, path: str) -> tuple[str | None] | None:
+    def _stored(self, path: str) -> tuple[str | None, int] | None:
+        """(text, byte size at GitHub or -1) of a stored file."""
         p = self._store_path(path)
         if p is None or not p.is_file():
             return None
         try:
-            return (json.loads(p.read_text(encoding="utf-8"))["text"],)
-        except (OSError, ValueError, KeyError):
+            data = json.loads(p.read_text(encoding="utf-8"))
+            return (data["text"], int(data.get("size", -1)))
+        except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def _store(self, path: str, text: str | None) -> None:
+    def _store(self, path: str, text: str | None, size: int = -1) -> None:
         p = self._store_path(path)
         if p is None:
             return
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             tmp = p.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"path": path, "text": text}), encoding="utf-8")
+            tmp.write_text(json.dumps({"path": path, "text": text, "size": size}), encoding="utf-8")
             os.replace(tmp, p)
         except OSError:
             pass  # the store only saves requests

@@ -6,6 +6,7 @@ only when that is impossible does the contents API fetch it at the base commit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from github.GithubException import UnknownObjectException
@@ -35,8 +36,12 @@ def file_change(
     base_sha: str,
     tree: dict[str, TreeEntry],
     texts: dict[str, str | None],
+    head_bytes: Callable[[str, str, str], bytes] | None = None,
 ) -> FileChange:
-    """One listed file of the PR (``f``) with its texts; the head text is also kept in ``texts``."""
+    """One listed file of the PR (``f``) with its texts; the head text is also kept in ``texts``.
+
+    ``head_bytes(path, blob sha, what)`` reads the head text (default: one blob request).
+    """
     # Long: one decision list over GitHub's file states (binary, empty, too large, patched).
     status = _STATUS.get(f.status, f.status)
     path = f.filename
@@ -63,7 +68,8 @@ def file_change(
             # The git source's limit: such a file is noted, not analysed, so not fetched.
             note = f"too large ({entry.size} bytes > {MAX_TEXT})"
         else:
-            data = api.blob(f.sha, what) if (entry is None or entry.size) else b""
+            read = head_bytes or (lambda _p, sha, w: api.blob(sha, w))
+            data = read(path, f.sha, what) if (entry is None or entry.size) else b""
             after, binary, note = decode_text(data, MAX_TEXT)
     if binary:
         return FileChange(path, status, 0, 0, old_path, True, None, None, None)

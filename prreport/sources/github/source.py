@@ -1,9 +1,11 @@
 """The GitHub source: one pull request through the REST API (PyGithub), cached on disk.
 
 Requests are kept few: the base text of a file is rebuilt by reverse-applying its complete
-patch to the head text (a request only when the patch is missing), counts in the PR object
-skip empty comment listings, context files come in one GraphQL request per round, and
-every GET goes through an HTTP cache with conditional requests (304s cost no rate limit).
+patch to the head text (a request only when the patch is missing), the head texts come in one
+GraphQL request with the context files the analyzers will likely ask for first, counts in the
+PR object skip empty comment listings, further context files come in one GraphQL request per
+round, and every GET goes through an HTTP cache with conditional requests (304s cost no rate
+limit).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from prreport.bundle import CheckResult, Comment, CommitInfo, PullRequestBundle,
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
 from prreport.sources.github.api import PullRequestApi, iso_time
-from prreport.sources.github.context import ContextFiles
+from prreport.sources.github.context import ContextFiles, likely_context
 from prreport.sources.github.files import TreeEntry, file_change
 from prreport.sources.github.related import related_prs
 from prreport.textlines import split_lines
@@ -84,9 +86,16 @@ class GitHubSource:
                 f"GitHub lists at most {_FILES_CAP} files of a pull request: {len(listed)} of {changed} analysed"
             )
         self._read_tree(repo, meta.head_sha)
+        # One GraphQL request: the head texts of the changed files and the files their
+        # imports point at (the cycle walk's first reads), instead of a blob request per file.
+        patches = {f.filename: f.patch for f in listed}
+        self._context.prefetch([*patches, *likely_context(patches, self._tree, meta.body)])
         with self._api.calls("reading the changed files"):
             files = [
-                file_change(self._api, f, meta.base_sha, self._tree, self._texts) for f in listed
+                file_change(
+                    self._api, f, meta.base_sha, self._tree, self._texts, self._context.head_bytes
+                )
+                for f in listed
             ]
         reviews, review_comments, issue_comments = self._review_data(
             pr, n_review_comments, n_comments
