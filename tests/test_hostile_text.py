@@ -197,3 +197,13 @@ def test_out_dash_prints_a_safe_file_and_json_stays_the_same_value(evil, rendere
         printed = json.loads(res.stdout)
         printed.pop("generated_at", None), saved.pop("generated_at", None)
         assert printed == saved
+
+
+def test_a_dunder_in_quoted_pr_text_is_a_name_not_bold():
+    from prreport.render import markdown_to_html_fragment
+    from prreport.render.escape import md_quote
+
+    quoted = md_quote("Call __init__ once, not `__init__` twice:\n```\nobj.__init__()\n```")
+    html = markdown_to_html_fragment(quoted)
+    assert "<strong>" not in html
+    assert html.count("__init__") == 3

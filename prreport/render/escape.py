@@ -90,9 +90,27 @@ def md_fence(value: Any, lang: str = "") -> str:
 
 
 def md_quote(value: Any) -> str:
-    """PR text block-quoted line by line: it stays Markdown but cannot leave the quote."""
+    """PR text block-quoted line by line: it stays Markdown but cannot leave the quote.
+
+    Python dunders written bare in prose (``__init__``) stay names, never bold.
+    """
     text = visible(_one_line_breaks(_text(value)).strip(), keep_newlines=True)
-    return "\n".join("> " + line if line.strip() else ">" for line in text.split("\n"))
+    lines, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE_LINE_RE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            parts = _CODE_SPAN_RE.split(line)
+            line = "".join(
+                p if i % 2 else _DUNDER_RE.sub(r"\\_\\_\1\\_\\_", p) for i, p in enumerate(parts)
+            )
+        lines.append("> " + line if line.strip() else ">")
+    return "\n".join(lines)
+
+
+_FENCE_LINE_RE = re.compile(r"^\s{0,3}(```|~~~)")
+_CODE_SPAN_RE = re.compile(r"(`+[^`]*`+)")
+_DUNDER_RE = re.compile(r"(?<![\w\\])__([A-Za-z0-9]\w*?)__(?!\w)")
 
 
 def md_url(value: Any) -> str:
