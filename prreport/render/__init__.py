@@ -1,6 +1,11 @@
 """Renderers: Markdown (Jinja templates per language), HTML (markdown-it-py page), JSON (the model)."""
 
-from prreport.render.html import markdown_to_html_fragment, render_digest_html, render_html
+from prreport.render.html import (
+    markdown_to_html_fragment,
+    render_digest_html,
+    render_digest_report_html,
+    render_html,
+)
 from prreport.render.json import render_json
 from prreport.render.markdown import render_digest_markdown, render_markdown
 from prreport.render.motivation import extract_motivation
@@ -13,6 +18,7 @@ __all__ = [
     "markdown_to_html_fragment",
     "render_digest_html",
     "render_digest_markdown",
+    "render_digest_report_html",
     "render_html",
     "render_json",
     "render_markdown",
