@@ -352,6 +352,41 @@ def make_digest(
     return build_digest(repo, source, window, [done[pr.number] for pr in found])
 
 
+def make_org_digest(
+    config: Config, window: Window, repos: Sequence[str], name: str, page_size: int = 100
+) -> Digest:
+    """One digest of several GitHub repositories built in this process (one worker pool).
+
+    The distributed way (a digest per repository in its own job, then ``digest merge``) gives
+    the same digest; this is the reference it is tested against, and fine for a few repositories.
+    """
+    cache_dir = config.digest.cache_dir
+    fingerprint = code_fingerprint()
+    jobs: list[Job] = []
+    for repo in repos:
+        repo_config = dataclasses.replace(
+            config, github=dataclasses.replace(config.github, repo=repo)
+        )
+        _name, found = discover_github(repo_config.github, window, page_size)
+        jobs.extend(Job(pr, repo_config, "github", cache_dir, fingerprint) for pr in found)
+    outcomes = run_jobs(jobs, config.digest.workers)
+    prs: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    reports: dict[str, dict[str, str]] = {}
+    for repo in repos:
+        mine = [o for job, o in zip(jobs, outcomes, strict=True) if job.config.github.repo == repo]
+        p, f, r = _split_outcomes(repo, mine)
+        prs.extend(p)
+        failed.extend(f)
+        reports.update(r)
+    stats = {
+        "analysed": sum(1 for o in outcomes if o.facts is not None and not o.cached),
+        "cached": sum(1 for o in outcomes if o.cached),
+        "failed": len(failed),
+    }
+    return summarise(name, "github", window, prs, failed, stats, reports)
+
+
 def with_workers(config: Config, workers: int | None, cache_dir: str | None) -> Config:
     """The configuration with ``--workers`` / ``--cache-dir`` applied."""
     digest = config.digest

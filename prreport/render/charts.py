@@ -235,8 +235,10 @@ def _xy_svg(chart: Chart) -> str:
     def y_of(v: float) -> float:
         return base - plot_h * v / top_value
 
-    for k in range(5):
-        v = top_value * k / 4
+    # Whole-number ticks for counts: a step that divides the axis top.
+    ticks = next((n for n in (5, 4, 2, 1) if (top_value / n).is_integer()), 4)
+    for k in range(ticks + 1):
+        v = top_value * k / ticks
         y = y_of(v)
         out.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{width - 8}" y2="{y:.1f}" stroke="#d1d9e0" stroke-width="1"/>'

@@ -142,9 +142,10 @@ def render_digest_report_html(markdown: str, title: str, lang: str) -> str:
 # The digest page only: charts side by side when there is room, wide tables scroll in their box.
 _DIGEST_CSS = """
 .table-wrap { overflow-x: auto; margin: 1rem 0; border: 1px solid var(--border); border-radius: 6px; }
-.table-wrap table { margin: 0; border: 0; min-width: 620px; }
-.table-wrap th, .table-wrap td { border-width: 0 1px 1px 0; overflow-wrap: anywhere; }
-.table-wrap td code { white-space: nowrap; }
+.table-wrap table { margin: 0; border: 0; }
+.table-wrap th, .table-wrap td { border-width: 0 1px 1px 0; }
+.table-wrap td:not(:last-child), .table-wrap th { white-space: nowrap; }
+.table-wrap td:last-child { min-width: 14em; }
 figure.chart { display: inline-block; margin: .5rem 1.5rem .5rem 0; max-width: 100%; vertical-align: top; }
 figure.chart svg { max-width: 100%; height: auto; font-family: inherit; }
 """
