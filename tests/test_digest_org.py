@@ -220,3 +220,49 @@ def test_merge_refuses_mixed_windows_and_repeated_repositories(
         merge_shards([a, b])
     res = run_cli("digest", "merge", str(tmp_path))
     assert res.returncode == 2 and "no digest JSON" in res.stderr
+
+
+WORKFLOW = Path(__file__).resolve().parent.parent / "examples" / "workflows" / "org-digest.yml"
+
+
+def test_org_workflow_wires_plan_matrix_merge_with_least_privilege():
+    import yaml
+
+    wf = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    on = wf.get("on", wf.get(True))
+    assert set(on) == {"workflow_call"} and wf["permissions"] == {}
+    jobs = wf["jobs"]
+    assert list(jobs) == ["plan", "digest", "merge", "publish"]
+    assert jobs["digest"]["needs"] == "plan"
+    assert "fromJSON(needs.plan.outputs.matrix)" in jobs["digest"]["strategy"]["matrix"]
+    assert jobs["digest"]["strategy"]["fail-fast"] is False
+    assert jobs["merge"]["needs"] == ["plan", "digest"] and jobs["merge"]["permissions"] == {}
+    assert jobs["digest"]["permissions"] == {"pull-requests": "read"}
+    assert jobs["publish"]["permissions"] == {"issues": "write"}
+    text = WORKFLOW.read_text(encoding="utf-8")
+    for needle in ("digest plan", "digest merge", "digest --github", "--publish issue"):
+        assert needle in text
+    # Inputs reach the shell only through the environment (no template injection).
+    for job in jobs.values():
+        for step in job["steps"]:
+            assert "${{" not in step.get("run", ""), step.get("name")
+
+
+@pytest.mark.slow
+def test_org_workflow_is_zizmor_clean():
+    import shutil
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).parent / "zizmor"
+    found = str(exe) if exe.exists() else shutil.which("zizmor")
+    if not found:
+        pytest.fail("zizmor is not installed; install the test extras: pip install -e '.[test]'")
+    res = subprocess.run(
+        [found, "--offline", "--format", "json", str(WORKFLOW)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert json.loads(res.stdout) == []
