@@ -148,7 +148,6 @@ def digest_cmd(
         from prreport.digest.build import with_workers
         from prreport.digest.render import load_digest_json, render_digest_data
         from prreport.digest.window import resolve_window
-        from prreport.output import write_all
 
         gate = parse_gate(fail_on)
         _, gh_repo, api_url = resolve_target(None, github_repo, github_api_url)
@@ -190,20 +189,36 @@ def digest_cmd(
         else:
             window = resolve_window(week, since, until)
             data, outputs = _analyse(config, window, source, not no_cache, langs_used, format_list)
-        if not to_stdout(out_dir, outputs):
-            write_all(outputs)
-        if publish:
-            _publish(config, data, langs_used[0], config.github.repo or data["repo"])
-        if not config.report.quiet and out_dir != "-":
-            md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-            if md is not None:
-                click.echo(md, nl=False)
-        if out_dir != "-":
-            for p in outputs:
-                click.echo(f"wrote {p}", err=True)
-        return _gate(gate, data)
+        publish_to = (config.github.repo or data["repo"]) if publish else None
+        return _finish(config, data, outputs, out_dir, publish_to, langs_used[0], gate)
 
     run(debug, body)
+
+
+def _finish(
+    config: Config,
+    data: dict[str, Any],
+    outputs: dict[Path, str],
+    out_dir: str | None,
+    publish_to: str | None,
+    lang: str,
+    gate: FailOn,
+) -> int:
+    """Write the files (or print them: ``--out -``), publish the issue, say what was written, gate."""
+    from prreport.output import write_all
+
+    if not to_stdout(out_dir, outputs):
+        write_all(outputs)
+    if publish_to:
+        _publish(config, data, lang, publish_to)
+    if not config.report.quiet and out_dir != "-":
+        md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+        if md is not None:
+            click.echo(md, nl=False)
+    if out_dir != "-":
+        for p in outputs:
+            click.echo(f"wrote {p}", err=True)
+    return _gate(gate, data)
 
 
 def _gate(gate: FailOn, data: dict[str, Any]) -> int:
@@ -430,7 +445,6 @@ def merge_cmd(
     def body() -> int:
         from prreport.digest.merge import load_shards, merge_shards
         from prreport.digest.render import render_digest_data
-        from prreport.output import write_all
 
         gate = parse_gate(fail_on)
         _, gh_repo, api_url = resolve_target(None, github_repo, github_api_url)
@@ -462,17 +476,8 @@ def merge_cmd(
             f"({t['block']} block, {t['review']} review, {t['not_analysed']} not analysed)",
             err=True,
         )
-        if not to_stdout(out_dir, outputs):
-            write_all(outputs)
-        if publish:
-            _publish(config, data, langs_used[0], target)
-        if not config.report.quiet and out_dir != "-":
-            md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-            if md is not None:
-                click.echo(md, nl=False)
-        if out_dir != "-":
-            for p in outputs:
-                click.echo(f"wrote {p}", err=True)
-        return _gate(gate, data)
+        return _finish(
+            config, data, outputs, out_dir, target if publish else None, langs_used[0], gate
+        )
 
     run(debug, body)
