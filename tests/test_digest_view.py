@@ -122,3 +122,28 @@ def test_charts_are_mermaid_in_markdown_and_svg_in_html():
     assert "p&lt;q" in svg and "<polyline" in svg and svg.count("<rect") >= 2
     assert parse_mermaid("graph TD\n  A-->B") is None  # anything else stays a code block
     assert parse_mermaid('pie\n  "a" : x') is None
+
+
+def test_fail_on_sees_the_live_kinds(tmp_path):
+    import json
+
+    from tests.conftest import run_cli
+
+    accounted = _pr(
+        7,
+        kind_counts={"behavior.changed": 1, "code.extracted": 1},
+        live_kind_counts={"code.extracted": 1},
+    )
+    live = _pr(9, verdict="behavior-change", kind_counts={"behavior.changed": 1})
+    live["live_kind_counts"] = {"behavior.changed": 1}
+    for prs, code in (([accounted], 0), ([accounted, live], 1)):
+        path = tmp_path / "d.json"
+        data = summarise("acme/widgets", "git", WINDOW, prs, []).to_json()
+        path.write_text(json.dumps(data), encoding="utf-8")
+        res = run_cli(
+            "digest", "--from-json", str(path), "--fail-on", "behavior.changed",
+            "--out", str(tmp_path / "out"), "--quiet",
+        )  # fmt: skip
+        assert res.returncode == code, res.stderr
+        assert ("#7" in res.stderr) is False
+    assert "fail-on: acme/widgets#9 has behavior.changed" in res.stderr
