@@ -147,3 +147,22 @@ def test_fail_on_sees_the_live_kinds(tmp_path):
         assert res.returncode == code, res.stderr
         assert ("#7" in res.stderr) is False
     assert "fail-on: acme/widgets#9 has behavior.changed" in res.stderr
+
+
+def test_a_digest_json_of_the_previous_version_is_read_and_summed_again(tmp_path):
+    import json
+
+    from prreport.digest.build import load_digest_json
+
+    data = summarise(
+        "acme/widgets", "git", WINDOW, [_pr(1), _pr(2, risks=[("guard-dropped", "high")])], []
+    ).to_json()
+    for p in data["prs"]:
+        for key in ("live_kind_counts", "action", "spots", "spot_count", "repo"):
+            p.pop(key)
+    del data["low_signal"], data["repos"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    again = load_digest_json(path)
+    assert [(p["number"], p["action"]) for p in again["prs"]] == [(2, "block"), (1, "skim")]
+    assert again["totals"]["block"] == 1 and again["repos"][0]["repo"] == "acme/widgets"
