@@ -224,6 +224,8 @@ def _finish(
 def _gate(gate: FailOn, data: dict[str, Any]) -> int:
     """``--fail-on`` over every PR of the digest: one ``fail-on:`` line per PR that trips it."""
     failed = 0
+    # An organisation digest names the repository too: numbers repeat across repositories.
+    several = len({pr.get("repo") for pr in data.get("prs") or ()}) > 1
     for pr in data.get("prs") or ():
         # The live kinds, as the report's own --fail-on sees them: a behaviour change that a
         # proven refactor accounts for is not one (digests written before had only kind_counts).
@@ -233,7 +235,7 @@ def _gate(gate: FailOn, data: dict[str, Any]) -> int:
         hits = gate.hits(kinds, risks)
         if hits:
             failed += 1
-            name = f"{pr['repo']}#{pr.get('number')}" if pr.get("repo") else f"#{pr.get('number')}"
+            name = f"{pr['repo']}#{pr.get('number')}" if several else f"#{pr.get('number')}"
             click.echo(f"fail-on: {name} has {', '.join(hits)}", err=True)
     if failed:
         click.echo(
