@@ -74,7 +74,13 @@ def _show_progress() -> bool:
     return sys.stderr.isatty() and not ci
 
 
-@click.command("digest", help=_HELP, context_settings=HELP_SETTINGS)
+@click.group(
+    "digest",
+    help=_HELP,
+    context_settings=HELP_SETTINGS,
+    invoke_without_command=True,
+    subcommand_metavar="[plan|merge] [ARGS]...",
+)
 @click.option(
     "--week", metavar="YYYY-Www", help="ISO week, e.g. 2026-W34 (default: the last full week, UTC)."
 )
@@ -111,7 +117,9 @@ def _show_progress() -> bool:
 @fail_on_option
 @debug_option
 @version_option
+@click.pass_context
 def digest_cmd(
+    ctx: click.Context,
     week: str | None,
     since: str | None,
     until: str | None,
@@ -133,12 +141,13 @@ def digest_cmd(
 ) -> None:
     """Write the weekly digest."""
     # Long: click passes all 17 arguments and options as parameters; the work is in body() and helpers.
+    if ctx.invoked_subcommand is not None:
+        return  # `digest plan` / `digest merge` take their own options
 
     def body() -> int:
         from prreport.digest.build import with_workers
         from prreport.digest.render import load_digest_json, render_digest_data
         from prreport.digest.window import resolve_window
-        from prreport.output import write_all
 
         gate = parse_gate(fail_on)
         _, gh_repo, api_url = resolve_target(None, github_repo, github_api_url)
@@ -180,34 +189,56 @@ def digest_cmd(
         else:
             window = resolve_window(week, since, until)
             data, outputs = _analyse(config, window, source, not no_cache, langs_used, format_list)
-        if not to_stdout(out_dir, outputs):
-            write_all(outputs)
-        if publish:
-            _publish(config, data, langs_used[0], outputs)
-        if not config.report.quiet and out_dir != "-":
-            md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-            if md is not None:
-                from prreport.render.escape import terminal_text
-
-                click.echo(terminal_text(md), nl=False)
-        if out_dir != "-":
-            for p in outputs:
-                click.echo(f"wrote {p}", err=True)
-        return _gate(gate, data)
+        publish_to = (config.github.repo or data["repo"]) if publish else None
+        return _finish(config, data, outputs, out_dir, publish_to, langs_used[0], gate)
 
     run(debug, body)
+
+
+def _finish(
+    config: Config,
+    data: dict[str, Any],
+    outputs: dict[Path, str],
+    out_dir: str | None,
+    publish_to: str | None,
+    lang: str,
+    gate: FailOn,
+) -> int:
+    """Write the files (or print them: ``--out -``), publish the issue, say what was written, gate."""
+    from prreport.output import write_all
+
+    if not to_stdout(out_dir, outputs):
+        write_all(outputs)
+    if publish_to:
+        _publish(config, data, lang, publish_to)
+    if not config.report.quiet and out_dir != "-":
+        md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+        if md is not None:
+            from prreport.render.escape import terminal_text
+
+            click.echo(terminal_text(md), nl=False)
+    if out_dir != "-":
+        for p in outputs:
+            click.echo(f"wrote {p}", err=True)
+    return _gate(gate, data)
 
 
 def _gate(gate: FailOn, data: dict[str, Any]) -> int:
     """``--fail-on`` over every PR of the digest: one ``fail-on:`` line per PR that trips it."""
     failed = 0
+    # An organisation digest names the repository too: numbers repeat across repositories.
+    several = len({pr.get("repo") for pr in data.get("prs") or ()}) > 1
     for pr in data.get("prs") or ():
-        kinds = [k for k, n in (pr.get("kind_counts") or {}).items() for _ in range(int(n))]
+        # The live kinds, as the report's own --fail-on sees them: a behaviour change that a
+        # proven refactor accounts for is not one (digests written before had only kind_counts).
+        counts = pr.get("live_kind_counts", pr.get("kind_counts")) or {}
+        kinds = [k for k, n in counts.items() for _ in range(int(n))]
         risks = [(str(r.get("id")), str(r.get("severity"))) for r in pr.get("risks") or ()]
         hits = gate.hits(kinds, risks)
         if hits:
             failed += 1
-            click.echo(f"fail-on: #{pr.get('number')} has {', '.join(hits)}", err=True)
+            name = f"{pr['repo']}#{pr.get('number')}" if several else f"#{pr.get('number')}"
+            click.echo(f"fail-on: {name} has {', '.join(hits)}", err=True)
     if failed:
         click.echo(
             f"fail-on: {failed} PR(s) have what --fail-on {','.join(gate.items)} lists", err=True
@@ -276,19 +307,181 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
         )
 
 
-def _publish(config: Config, data: dict[str, Any], lang: str, outputs: dict[Path, str]) -> None:
-    """Create or update the window's digest issue from the rendered Markdown."""
-    from prreport.digest.render import digest_paths
+def _publish(config: Config, data: dict[str, Any], lang: str, repo: str) -> None:
+    """Create or update the window's digest issue in ``repo`` (no links to files: an issue has none)."""
+    from prreport.digest.render import with_links
     from prreport.publish.digest_issue import publish_digest_issue
     from prreport.render import render_digest_markdown
     from prreport.series import parse_time
 
     label = data["window"]["label"]
-    wanted = digest_paths(Path(config.report.out_dir), data["repo"], label, lang)["md"]
-    markdown = outputs.get(wanted) or render_digest_markdown(data, lang)
+    markdown = render_digest_markdown(with_links(data, lang, None), lang)
     since = parse_time(data["window"]["since"])
     assert since is not None  # checked when the digest was built or loaded
     token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN") or ""
-    repo = config.github.repo or data["repo"]
-    result = publish_digest_issue(config.github, token, repo, label, since, markdown, lang)
+    result = publish_digest_issue(
+        config.github, token, repo, label, since, markdown, lang, digest_repo=data["repo"]
+    )
     click.echo(f"{result.action} issue #{result.number} {result.url}".rstrip(), err=True)
+
+
+_PLAN_HELP = """Write the matrix of an organisation digest: one entry per repository.
+
+\b
+--org OWNER lists the owner's repositories (an organisation's, else a
+user's) from the GitHub API, leaving out archived repositories, forks
+and repositories not pushed since the window started (they cannot have
+merged PRs in it); --list FILE reads OWNER/NAME lines instead. The plan
+is JSON: {"window": {...}, "include": [{"repo": ..., "week": ...}, ...]},
+printed, and inside GitHub Actions also written to $GITHUB_OUTPUT as
+`matrix` and `week` for `strategy.matrix: ${{ fromJSON(...) }}`.
+
+\b
+Examples:
+  prreport digest plan --org acme --week 2026-W34
+  prreport digest plan --list repos.txt
+"""
+
+
+@digest_cmd.command("plan", help=_PLAN_HELP, context_settings=HELP_SETTINGS)
+@click.option("--org", metavar="OWNER", help="List the repositories of this organisation or user.")
+@click.option("--list", "list_file", metavar="FILE", help="Read OWNER/NAME lines from FILE.")
+@click.option("--week", metavar="YYYY-Www", help="ISO week (default: the last full week, UTC).")
+@click.option("--include-archived", is_flag=True, help="Keep archived repositories.")
+@click.option("--include-forks", is_flag=True, help="Keep forks.")
+@github_api_url_option
+@config_option
+@debug_option
+def plan_cmd(
+    org: str | None,
+    list_file: str | None,
+    week: str | None,
+    include_archived: bool,
+    include_forks: bool,
+    github_api_url: str | None,
+    config_path: str | None,
+    debug: bool,
+) -> None:
+    """Write the matrix of an organisation digest."""
+
+    def body() -> int:
+        import json
+
+        from prreport.digest.plan import matrix, repos_from_file, repos_of_owner
+        from prreport.digest.window import resolve_window
+
+        if bool(org) == bool(list_file):
+            raise ConfigError("digest plan needs exactly one of --org OWNER or --list FILE")
+        window = resolve_window(week, None, None)
+        if list_file:
+            repos = repos_from_file(list_file)
+        else:
+            assert org is not None
+            config = load_config(config_path, overrides={"github": {"api_url": github_api_url}})
+            repos = repos_of_owner(config.github, org, window, include_archived, include_forks)
+        plan = matrix(repos, window)
+        click.echo(json.dumps(plan, indent=2))
+        gh_output = os.environ.get("GITHUB_OUTPUT")
+        if gh_output:
+            with open(gh_output, "a", encoding="utf-8") as fh:
+                fh.write(f"matrix={json.dumps(plan, separators=(',', ':'))}\n")
+                fh.write(f"week={window.label}\n")
+                fh.write(f"count={len(repos)}\n")
+        click.echo(f"plan {window.label}: {len(repos)} repositories", err=True)
+        return 0
+
+    run(debug, body)
+
+
+_MERGE_HELP = """Merge per-repository digests (their <week>.json) into one organisation digest.
+
+\b
+DIR... are directories (searched recursively for digest JSON files, as
+the matrix jobs' artifacts unpack) or JSON files. Every digest must cover
+the same window; each repository may appear once. The merged digest is
+the one a single run over the same PRs builds, whatever the order or
+split of the shards. Files: <out>/digests/<owner>/<week>.md, .html, .json
+(--name sets <owner>). With --publish issue --github OWNER/NAME, the
+digest issue is kept up to date in that repository.
+
+\b
+Examples:
+  prreport digest merge shards/ --out out --lang en,zh
+  prreport digest merge shards/ --github acme/.github --publish issue
+"""
+
+
+@digest_cmd.command("merge", help=_MERGE_HELP, context_settings=HELP_SETTINGS)
+@click.argument("dirs", nargs=-1, required=True, metavar="DIR...")
+@click.option(
+    "--name", metavar="NAME", help="Name of the merged digest (default: the common owner)."
+)
+@click.option(
+    "--github", "github_repo", metavar="OWNER/NAME", help="Repository the digest issue goes to."
+)
+@github_api_url_option
+@lang_option
+@format_option("md,html,json")
+@out_option("digests are written to <out>/digests/")
+@click.option(
+    "--publish", type=click.Choice(["issue"]), help="Also create or update the digest issue."
+)
+@config_option
+@quiet_option("digest")
+@fail_on_option
+@debug_option
+def merge_cmd(
+    dirs: tuple[str, ...],
+    name: str | None,
+    github_repo: str | None,
+    github_api_url: str | None,
+    langs: str | None,
+    formats: str | None,
+    out_dir: str | None,
+    publish: str | None,
+    config_path: str | None,
+    quiet: bool | None,
+    fail_on: str | None,
+    debug: bool,
+) -> None:
+    """Merge per-repository digests into one."""
+
+    def body() -> int:
+        from prreport.digest.merge import load_shards, merge_shards
+        from prreport.digest.render import render_digest_data
+
+        gate = parse_gate(fail_on)
+        _, gh_repo, api_url = resolve_target(None, github_repo, github_api_url)
+        lang_list = langs_of(langs)
+        format_list = split_list(formats, FORMATS, "--format") or FORMATS
+        config = load_config(
+            config_path,
+            overrides={
+                "report": {
+                    "out_dir": None if out_dir == "-" else out_dir,
+                    "quiet": quiet,
+                    "lang": lang_list[0] if lang_list else None,
+                },
+                "github": {"repo": gh_repo, "api_url": api_url},
+            },
+        )
+        target = config.github.repo
+        if publish and not target:
+            raise ConfigError(
+                "--publish issue needs the repository the issue goes to: add --github OWNER/NAME"
+            )
+        merged = merge_shards(load_shards(dirs), name)
+        data = merged.to_json()
+        langs_used = lang_list or (config.report.lang,)
+        outputs = render_digest_data(data, langs_used, format_list, Path(config.report.out_dir))
+        t = merged.totals
+        click.echo(
+            f"digest {merged.window.label}: {t['repos']} repositories, {t['prs']} PRs "
+            f"({t['block']} block, {t['review']} review, {t['not_analysed']} not analysed)",
+            err=True,
+        )
+        return _finish(
+            config, data, outputs, out_dir, target if publish else None, langs_used[0], gate
+        )
+
+    run(debug, body)

@@ -102,6 +102,7 @@ class AnalysisCache:
 _NONE = type(None)
 # The type of every field of the facts (``digest.facts.facts_of``) the digest reads back.
 _FIELDS: dict[str, tuple[type, ...]] = {
+    "repo": (str,),
     "number": (int, _NONE),
     "title": (str,),
     "author": (str,),
@@ -112,6 +113,11 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "series": (str,),
     "kinds": (list,),
     "kind_counts": (dict,),
+    "live_kind_counts": (dict,),
+    "action": (str,),
+    "spots": (list,),
+    "spot_count": (int,),
+    "reports": (dict,),
     "changed_lines": (int,),
     "explained_lines": (int,),
     "files": (int,),
@@ -131,7 +137,19 @@ def valid_facts(value: Any) -> bool:
         if isinstance(value[name], bool) and bool not in types:
             return False
     return (
-        all(isinstance(k, str) and type(v) is int for k, v in value["kind_counts"].items())
+        all(
+            isinstance(k, str) and type(v) is int
+            for counts in (value["kind_counts"], value["live_kind_counts"])
+            for k, v in counts.items()
+        )
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in value["reports"].items())
+        and all(
+            isinstance(sp, dict)
+            and isinstance(sp.get("risk"), str)
+            and isinstance(sp.get("path"), str)
+            and (sp.get("line") is None or type(sp.get("line")) is int)
+            for sp in value["spots"]
+        )
         and all(isinstance(p, str) for p in value["problems"])
         and all(isinstance(k, str) for k in (*value["kinds"], *value["risk_tags"]))
         and all(

@@ -11,6 +11,13 @@ from prreport.series import series_of
 
 # Risk severities (prreport.report) in the order a reader wants them.
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3, "info": 4}
+# The report's recommended action (prreport.report.summary.action_of), most urgent first.
+ACTION_RANK = {"block": 0, "review": 1, "skim": 2}
+# Risk tags that say little on their own: a PR with only these is summarised in one line.
+LOW_SIGNAL_RISKS = ("no-tests",)
+# The action level each severity leads to (block on high, review medium spots).
+_ACTION_SEVERITY = {"block": "high", "review": "medium"}
+_MAX_SPOTS = 3
 
 
 def problems_of(bundle: PullRequestBundle, diagnostics: Sequence[Any]) -> list[str]:
@@ -49,7 +56,10 @@ def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
     series = series_of(pr.get("title") or "")
     verdict = summary.get("verdict", "unknown")
     risks.sort(key=lambda r: (SEVERITY_RANK.get(r["severity"], 5), r["id"]))
+    action = str((summary.get("action") or {}).get("level") or "skim")
+    spots = _spots(model_json, action)
     return {
+        "repo": str(pr.get("repo") or ""),
         "number": pr.get("number"),
         "title": pr.get("title") or "",
         "author": pr.get("author") or "",
@@ -60,6 +70,10 @@ def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
         "series": series,
         "kinds": sorted(kind_counts),
         "kind_counts": dict(sorted(kind_counts.items())),
+        "live_kind_counts": _live_kind_counts(model_json),
+        "action": action,
+        "spots": spots[:_MAX_SPOTS],
+        "spot_count": len(spots),
         "changed_lines": int(summary.get("changed_lines", 0)),
         "explained_lines": int(summary.get("explained_lines", 0)),
         "files": len(model_json.get("files") or ()),
@@ -67,3 +81,34 @@ def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
         "risk_tags": sorted({r["id"] for r in risks}),
         "problems": problems,
     }
+
+
+def _live_kind_counts(model_json: dict[str, Any]) -> dict[str, int]:
+    """Finding kinds the report stands by: a behaviour change a proven refactor accounts for is not one."""
+    counts: dict[str, int] = {}
+    for fd in model_json.get("findings") or ():
+        if (fd.get("details") or {}).get("accounted_by"):
+            continue
+        kind = str(fd.get("kind", ""))
+        counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _spots(model_json: dict[str, Any], action: str) -> list[dict[str, Any]]:
+    """Where to look, for the action's severity: each located piece of evidence once, in risk order."""
+    wanted = _ACTION_SEVERITY.get(action)
+    spots: list[dict[str, Any]] = []
+    seen: set[tuple[str, str, int | None]] = set()
+    for r in model_json.get("risks") or ():
+        if r.get("severity") != wanted:
+            continue
+        located = [e for e in r.get("evidence") or () if e.get("path")]
+        if not located:
+            located = [{"path": "", "line": None}]
+        for e in located:
+            line = e.get("line") if isinstance(e.get("line"), int) else None
+            key = (str(r.get("id", "")), str(e.get("path") or ""), line)
+            if key not in seen:
+                seen.add(key)
+                spots.append({"risk": key[0], "path": key[1], "line": line})
+    return spots

@@ -9,15 +9,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from prreport.bundle import PullRequestBundle
-from prreport.config import Config
+from prreport.config import LANGS, Config
 from prreport.digest.cache import AnalysisCache, cache_key, content_key
 from prreport.digest.discover import MergedPR
 from prreport.digest.facts import facts_of, problems_of
 from prreport.errors import PrreportError
 from prreport.pipeline import analyse, gather
-from prreport.render import summary_texts
+from prreport.render import render_markdown, summary_texts
 from prreport.sources import Source
 from prreport.sources.git import GitSource
+
+# The languages each PR's report is rendered in (the digest links to them).
+REPORT_LANGS = LANGS
 
 
 class _Prefetched:
@@ -90,7 +93,10 @@ def run_job(job: Job) -> Outcome:
             source.close()
         analysis = analyse(bundle, job.config)
         facts = facts_of(analysis.model.to_json(), problems_of(bundle, analysis.diagnostics)) | {
-            "summary": summary_texts(analysis.model)["one_line"]
+            "summary": summary_texts(analysis.model)["one_line"],
+            # The digest links every row to the PR's own report: rendered here, where the
+            # model is, and cached with the facts so a warm run writes them without analysis.
+            "reports": {lang: render_markdown(analysis.model, lang) for lang in REPORT_LANGS},
         }
         cache.put(key, facts)
         return Outcome(job.pr, facts)

@@ -8,17 +8,33 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prreport.digest.build import DIGEST_SCHEMA, Digest
-from prreport.errors import ConfigError
-from prreport.render import render_digest_html, render_digest_markdown
-from prreport.series import parse_time
+from prreport.digest.build import Digest, load_digest_json, report_key
+from prreport.render import render_digest_html, render_digest_markdown, render_digest_report_html
+
+__all__ = [
+    "digest_paths",
+    "load_digest_json",
+    "render_digest",
+    "render_digest_data",
+    "report_paths",
+    "safe_name",
+    "with_links",
+]
+
+
+def safe_name(repo: str) -> str:
+    """A repository (or organisation) name as one path component."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", repo).strip("-") or "repo"
+
+
+def _suffix(lang: str) -> str:
+    return "" if lang == "en" else f".{lang}"
 
 
 def digest_paths(out_dir: Path, repo: str, label: str, lang: str) -> dict[str, Path]:
     """``<out>/digests/<repo>/<week>.{md,html,json}`` (``.zh.md``/``.zh.html`` for Chinese)."""
-    safe_repo = re.sub(r"[^A-Za-z0-9._-]+", "-", repo).strip("-") or "repo"
-    base = out_dir / "digests" / safe_repo
-    suffix = "" if lang == "en" else f".{lang}"
+    base = out_dir / "digests" / safe_name(repo)
+    suffix = _suffix(lang)
     return {
         "md": base / f"{label}{suffix}.md",
         "html": base / f"{label}{suffix}.html",
@@ -26,46 +42,59 @@ def digest_paths(out_dir: Path, repo: str, label: str, lang: str) -> dict[str, P
     }
 
 
+def report_paths(out_dir: Path, repo: str, label: str, number: int, lang: str) -> dict[str, Path]:
+    """One PR's report beside its repository's digest: ``<out>/digests/<repo>/<week>/pr-<N>.md|.html``."""
+    base = out_dir / "digests" / safe_name(repo) / label
+    suffix = _suffix(lang)
+    return {"md": base / f"pr-{number}{suffix}.md", "html": base / f"pr-{number}{suffix}.html"}
+
+
+def with_links(data: dict[str, Any], lang: str, fmt: str | None) -> dict[str, Any]:
+    """The digest with each PR's ``report_href``: its report relative to the digest file in
+    ``fmt`` (``md`` or ``html``), or none (``fmt`` None: e.g. an issue, where files are not)."""
+    label = data["window"]["label"]
+    prs = []
+    for p in data["prs"]:
+        href = ""
+        if fmt and p.get("number") is not None:
+            target = f"{safe_name(p.get('repo') or data['repo'])}/{label}/pr-{p['number']}"
+            href = f"../{target}{_suffix(lang)}.{fmt}"
+        prs.append({**p, "report_href": href})
+    return {**data, "prs": prs}
+
+
 def render_digest(
     digest: Digest, langs: Sequence[str], formats: Sequence[str], out_dir: Path
 ) -> dict[Path, str]:
-    """Every requested language and format as path -> text (nothing written yet)."""
-    return render_digest_data(digest.to_json(), langs, formats, out_dir)
+    """Every requested language and format as path -> text, each PR's report included (nothing written yet)."""
+    outputs = render_digest_data(digest.to_json(), langs, formats, out_dir)
+    label = digest.window.label
+    for p in digest.prs:
+        rendered = digest.reports.get(report_key(p["repo"], p["number"])) or {}
+        for lang in langs:
+            markdown = rendered.get(lang)
+            if markdown is None or p["number"] is None:
+                continue
+            paths = report_paths(out_dir, p["repo"], label, p["number"], lang)
+            if "md" in formats:
+                outputs[paths["md"]] = markdown
+            if "html" in formats:
+                title = f"{p['repo']} #{p['number']}"
+                outputs[paths["html"]] = render_digest_report_html(markdown, title, lang)
+    return outputs
 
 
 def render_digest_data(
     data: dict[str, Any], langs: Sequence[str], formats: Sequence[str], out_dir: Path
 ) -> dict[Path, str]:
-    """The same from a digest's JSON value (e.g. one saved by an earlier run)."""
+    """The digest files from a digest's JSON value (e.g. one saved by an earlier run, or merged)."""
     outputs: dict[Path, str] = {}
     for lang in langs:
         paths = digest_paths(out_dir, data["repo"], data["window"]["label"], lang)
-        markdown = render_digest_markdown(data, lang)
         if "md" in formats:
-            outputs[paths["md"]] = markdown
+            outputs[paths["md"]] = render_digest_markdown(with_links(data, lang, "md"), lang)
         if "html" in formats:
-            outputs[paths["html"]] = render_digest_html(data, lang, markdown)
+            outputs[paths["html"]] = render_digest_html(with_links(data, lang, "html"), lang)
         if "json" in formats:
             outputs[paths["json"]] = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     return outputs
-
-
-def load_digest_json(path: str | Path) -> dict[str, Any]:
-    """A digest JSON file written by ``prreport digest`` (checked for its schema)."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"--from-json: {p} does not exist") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"--from-json: {p} is not a readable digest JSON file ({exc})") from None
-    if not isinstance(data, dict) or data.get("schema") != DIGEST_SCHEMA:
-        found = data.get("schema") if isinstance(data, dict) else None
-        raise ConfigError(
-            f"--from-json: {p} has schema {found!r}, not {DIGEST_SCHEMA!r} (give the <week>.json of a digest)"
-        )
-    if parse_time(str(data.get("window", {}).get("since", ""))) is None or not data.get("repo"):
-        raise ConfigError(
-            f"--from-json: {p} has no repo or window: write it again with prreport digest"
-        )
-    return data

@@ -78,8 +78,13 @@ def publish_digest_issue(
     since: datetime,
     markdown: str,
     lang: str = "en",
+    digest_repo: str | None = None,
 ) -> IssueResult:
-    """Create this window's digest issue, or edit ours in place (nothing when the body is equal)."""
+    """Create this window's digest issue, or edit ours in place (nothing when the body is equal).
+
+    ``repo`` is where the issue goes; ``digest_repo`` what it is about (an organisation digest
+    is posted in one repository), by default the same.
+    """
     from github import GithubException
 
     from prreport.sources.github.client import API_FAILURES, api_base, api_error, new_client
@@ -90,9 +95,10 @@ def publish_digest_issue(
             "no GitHub token to publish the digest issue: set GITHUB_TOKEN (or GH_TOKEN)"
         )
     api_url = api_base(config)
-    body = issue_body(markdown, repo, label, _run_pointer(lang, label), lang)
-    marker = issue_marker(repo, label)
-    title = issue_title(repo, label, lang)
+    about = digest_repo or repo
+    body = issue_body(markdown, about, label, _run_pointer(lang, label), lang)
+    marker = issue_marker(about, label)
+    title = issue_title(about, label, lang)
     gh = new_client(config, token)
     doing = "reading the token's user"
     try:

@@ -10,7 +10,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from prreport.render.html import markdown_to_html_fragment, render_digest_html, render_html
+    from prreport.render.html import (
+        markdown_to_html_fragment,
+        render_digest_html,
+        render_digest_report_html,
+        render_html,
+    )
     from prreport.render.json import render_json
     from prreport.render.markdown import render_comment, render_digest_markdown, render_markdown
     from prreport.render.motivation import extract_motivation
@@ -23,6 +28,7 @@ _HOME = {
     "markdown_to_html_fragment": "html",
     "render_comment": "markdown",
     "render_digest_html": "html",
+    "render_digest_report_html": "html",
     "render_digest_markdown": "markdown",
     "render_html": "html",
     "render_json": "json",
@@ -38,6 +44,7 @@ __all__ = [
     "render_comment",
     "render_digest_html",
     "render_digest_markdown",
+    "render_digest_report_html",
     "render_html",
     "render_json",
     "render_markdown",
