@@ -20,7 +20,11 @@ from tests.ghserver_issues import add_digest_routes, issues_of
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"
-EXAMPLES = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
+# The workflows that use the action (the organisation digest's reusable workflow,
+# org-digest.yml, installs a pinned prreport itself and is tested in test_digest_org.py).
+EXAMPLES = sorted(
+    p for p in (ROOT / "examples" / "workflows").glob("*.yml") if p.name != "org-digest.yml"
+)
 LOCK = ROOT / "action" / "requirements.txt"
 FULL = "sgl-project/sglang"
 TOKEN = "tok-bot"
@@ -219,3 +223,10 @@ def test_action_digest_mode_writes_and_publishes_the_week(server, tmp_path):
 def test_action_rejects_an_unknown_mode(server, tmp_path):
     with pytest.raises(AssertionError, match="mode must be comment or digest"):
         _run_steps(tmp_path, server, {"mode": "everything"}, {})
+
+
+def test_the_org_digest_workflow_never_installs_the_adopters_repository():
+    text = (ROOT / "examples" / "workflows" / "org-digest.yml").read_text(encoding="utf-8")
+    installs = re.findall(r"-m pip install[^\n]*", text)
+    assert installs and all(line.rstrip().endswith('"$SPEC"') for line in installs), installs
+    assert "pip install ." not in text and "pip install -e" not in text
