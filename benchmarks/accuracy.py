@@ -82,6 +82,9 @@ def expected(label: dict[str, Any]) -> list[tuple[str, set[str]]]:
 def finding_names(fd: Finding) -> set[str]:
     """Short names a finding can be matched by (a rename also by its old name)."""
     names = {short(fd.symbol)}
+    if fd.kind.startswith("import."):
+        # ``import a.b`` is named ``a.b`` and binds ``a``: a label may give either
+        names.add(str(fd.symbol).split(".")[0])
     for key in ("old_qualname", "name", "helper"):
         if fd.details.get(key):
             names.add(short(str(fd.details[key])))

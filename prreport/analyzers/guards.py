@@ -120,7 +120,8 @@ def _compare(path: str, name: str, before: list[CallSite], after: list[CallSite]
             "added": extra,
         }
         chain = " > ".join(g.text for g in a.context) or "no guard"
+        callee = a.text.split("(", 1)[0] or name
         findings.append(
-            Finding(kind, path, a.line, name, f"{name}() in {a.scope}: {chain}", details)
+            Finding(kind, path, a.line, name, f"{callee}() in {a.scope}: {chain}", details)
         )
     return findings

@@ -704,6 +704,14 @@ def _spelling(b: ImportBinding) -> str:
     return f"import {b.module}{alias}"
 
 
+def _shown(b: ImportBinding) -> str:
+    """The name a reader knows the import by: ``urllib.request`` for ``import urllib.request``
+    (which binds only ``urllib``), else the bound name."""
+    if not b.is_from and not b.alias and b.module and "." in b.module:
+        return b.module
+    return b.bound
+
+
 def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     b, a = m.before, m.after
     ref = a or b
@@ -739,7 +747,7 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     else:
         line = a.line if a else None
     where_from = f"{m.before_path}:" if m.before_path else ""
-    name = local.bound
+    name = _shown(local)
     if m.kind == "hoisted":
         msg = f"{name} hoisted from {where_from}{b.scope if b else '?'} to module level"
     elif m.kind == "sunk":

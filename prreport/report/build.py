@@ -49,7 +49,7 @@ def build_model(
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = review_facts(bundle)
-    risks = risks_of(bundle, live, files, verdict, review, all_diags)
+    risks = risks_of(bundle, live, files, verdict, review, all_diags, code.lines)
     summary = Summary(
         verdict=verdict,
         one_line="",
@@ -62,6 +62,8 @@ def build_model(
             "unknown_reason": unknown_reason(verdict, code),
             "failed_analyzers": list(code.failed),
             "unparsed_files": list(code.unparsed),
+            # library files with changed code no finding explains, in diff order
+            "unexplained_files": list(dict.fromkeys(path for path, *_ in code.lines)),
         },
         action=action_of(risks, live),
     )

@@ -292,6 +292,7 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
+    facts["guards_preserved"] = _counted(facts["guards_preserved"])
     facts["retained"] = mark_touching(facts["retained"], fds)
     facts["unused"].sort(key=lambda u: u["line"] or 0)
     facts["hoisted_merged"] = bool(facts["hoisted"]) and all(
@@ -299,6 +300,18 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
     )
     facts["hoisted_modules"] = sorted({h["module"] for h in facts["hoisted"]})
     return facts
+
+
+def _counted(sites: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Call sites with the same name and guards as one entry with a ``count`` (first line kept)."""
+    groups: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+    for site in sites:
+        key = (site["symbol"], tuple(site["after"]))
+        if key in groups:
+            groups[key]["count"] += 1
+        else:
+            groups[key] = {**site, "count": 1}
+    return list(groups.values())
 
 
 def retained_fact(fd: Finding) -> dict[str, Any]:

@@ -30,6 +30,8 @@ class RiskInput:
     verdict: str
     review: dict[str, Any]
     diagnostics: list[Diagnostic]
+    # changed code lines of Python source no finding explains: (path, side, line, text)
+    unexplained: tuple[tuple[str, str, int, str], ...] = ()
 
     def of(self, *kinds: str) -> list[Finding]:
         """The findings of the given kinds."""
@@ -88,6 +90,31 @@ def _behavior_change_in_refactor(x: RiskInput) -> Evidence:
         evidence(fd, residual=list(fd.details.get("residual", []))[:5])
         for fd in x.of("behavior.changed")
     ]
+
+
+def _unexplained_change(x: RiskInput) -> Evidence:
+    # One entry per file: where its first unexplained code line is, what it says, how many more.
+    by_path: dict[str, list[tuple[str, int, str]]] = {}
+    for path, side, line, text in x.unexplained:
+        by_path.setdefault(path, []).append((side, line, text))
+    out = []
+    for path, rows in by_path.items():
+        added = [r for r in rows if r[0] == "+"]
+        side, line, text = (added or rows)[0]
+        out.append(
+            {
+                "kind": "lines",
+                "path": path,
+                # a removed line has no place in the after file: point at the file
+                "line": line if side == "+" else None,
+                "symbol": "",
+                "side": side,
+                "text": text if len(text) <= 80 else text[:77] + "...",
+                # changed lines, a replaced line counted once
+                "count": max(len(added), len(rows) - len(added)),
+            }
+        )
+    return out
 
 
 def _analysis_incomplete(x: RiskInput) -> Evidence:
@@ -211,6 +238,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("unresolved-name", "high", _unresolved_name),
     ("refactor-not-equivalent", "high", _refactor_not_equivalent),
     ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
+    ("unexplained-change", "medium", _unexplained_change),
     ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),
     ("import-in-loop", "medium", _import_in_loop),
@@ -231,9 +259,10 @@ def risks_of(
     verdict: str,
     review: dict[str, Any],
     diagnostics: list[Diagnostic],
+    unexplained: tuple[tuple[str, str, int, str], ...] = (),
 ) -> list[dict[str, Any]]:
     """Risk tags from findings and metadata, each with its evidence; highest severity first."""
-    x = RiskInput(bundle, findings, files, verdict, review, diagnostics)
+    x = RiskInput(bundle, findings, files, verdict, review, diagnostics, unexplained)
     risks = []
     for rid, severity, rule in RULES:
         ev = rule(x)

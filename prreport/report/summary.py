@@ -16,6 +16,7 @@ def headline_of(findings: list[Finding], files: list[FileEntry], verdict: str) -
     """The facts the one-line summary is built from, dominant first."""
     kinds = Counter(fd.kind for fd in findings)
     hoisted_files = sorted({fd.path for fd in findings if fd.kind == "import.hoisted"})
+    tests = {f.path for f in files if f.category == "test"}
     code = {k: names_of(findings, k) for k in sorted(kinds) if k.startswith(("code.", "symbol."))}
     behavior = (
         "changed"
@@ -32,7 +33,10 @@ def headline_of(findings: list[Finding], files: list[FileEntry], verdict: str) -
         "loops_remaining": kinds["loop.imports-remaining"] + kinds["loop.imports-added"],
         "code": code,
         "behavior": behavior,
-        "behavior_changed": names_of(findings, "behavior.changed"),
+        # what the verdict rests on: behaviour changes in library code, not in its tests
+        "behavior_changed": names_of(
+            [fd for fd in findings if fd.path not in tests], "behavior.changed"
+        ),
         # symbol.renamed as (old, new) pairs: a rename reads as "old → new", not just the new name.
         "renames": sorted(
             [str(fd.details.get("old_qualname", "")), fd.symbol]

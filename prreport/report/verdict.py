@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import tokenize
 from dataclasses import dataclass, replace
 
 from prreport.bundle import PullRequestBundle
@@ -140,6 +142,8 @@ class CodeLines:
     source_changed: bool  # some line of a Python source file changed
     failed: tuple[str, ...] = ()  # analyzers that failed
     unparsed: tuple[str, ...] = ()  # Python source files that did not parse or could not be read
+    # the unexplained changed code lines of Python source files: (path, side, line, text)
+    lines: tuple[tuple[str, str, int, str], ...] = ()
 
 
 # Files whose changes can alter what the shipped code does even when they are not Python.
@@ -160,6 +164,7 @@ def code_lines(
     explained = {(e[0], e[1], e[2]) for fd in findings for e in fd.explains}
     same = _unchanged_spans(findings)
     analysed = unexplained = other = source_changed = False
+    lines: list[tuple[str, str, int, str]] = []
     for f in bundle.files:
         cat = category(f.path)
         python = f.path.endswith(".py")
@@ -181,10 +186,17 @@ def code_lines(
             continue
         analysed = analysed or python
         cl = changed_lines(f.patch)
-        sides = (("-", f.before_path, f.before, cl.removed), ("+", f.path, f.after, cl.added))
-        for side, path, text, numbers in sides:
-            rows = split_lines(text or "")
+        before_rows, after_rows = split_lines(f.before or ""), split_lines(f.after or "")
+        # A line replaced by the same code with another comment or spacing changes nothing.
+        respaced = _respaced(cl.replaced, before_rows, after_rows) if python else set()
+        sides = (
+            ("-", f.before_path, before_rows, cl.removed),
+            ("+", f.path, after_rows, cl.added),
+        )
+        for side, path, rows, numbers in sides:
             for n in numbers:
+                if (side, n) in respaced:
+                    continue
                 row = rows[n - 1].strip() if 0 < n <= len(rows) else ""
                 if python and cat == "source":
                     source_changed = True
@@ -196,11 +208,84 @@ def code_lines(
                     continue
                 if python and cat == "source":
                     unexplained = True
+                    lines.append((f.path, side, n, row))
                 else:
                     other = True
     return CodeLines(
-        analysed, incomplete, unexplained, other, source_changed, tuple(failed), tuple(unreadable)
+        analysed,
+        incomplete,
+        unexplained,
+        other,
+        source_changed,
+        tuple(failed),
+        tuple(unreadable),
+        tuple(lines),
     )
+
+
+def _respaced(
+    pairs: tuple[tuple[int, int], ...], before: list[str], after: list[str]
+) -> set[tuple[str, int]]:
+    """Lines of ``pairs`` (before, after) whose code is the same: same indentation, same tokens
+    once comments and spacing are set aside. A line that does not tokenize alone is kept."""
+    out: set[tuple[str, int]] = set()
+    for o, n in pairs:
+        if not (0 < o <= len(before) and 0 < n <= len(after)):
+            continue
+        b, a = before[o - 1], after[n - 1]
+        if b == a or _indent(b) != _indent(a):
+            continue
+        tb, ta = _code_tokens(b), _code_tokens(a)
+        if tb is not None and tb == ta:
+            out |= {("-", o), ("+", n)}
+    if out:
+        # Confirm on the whole files: a line inside a multi-line string is text, not code.
+        inside = (_in_multiline_tokens(before), _in_multiline_tokens(after))
+        out = {(side, n) for side, n in out if n not in inside[side == "+"]}
+        pairs_kept = {(o, n) for o, n in pairs if ("-", o) in out and ("+", n) in out}
+        out = {x for o, n in pairs_kept for x in (("-", o), ("+", n))}
+    return out
+
+
+def _in_multiline_tokens(rows: list[str]) -> set[int]:
+    """Line numbers covered by a token that spans lines (a multi-line string), or every line
+    when the file does not tokenize."""
+    covered: set[int] = set()
+    try:
+        for t in tokenize.generate_tokens(io.StringIO("\n".join(rows) + "\n").readline):
+            if t.start[0] != t.end[0] and t.type not in (tokenize.NL, tokenize.NEWLINE):
+                covered.update(range(t.start[0], t.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return set(range(1, len(rows) + 1))
+    return covered
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+_NOT_CODE = frozenset(
+    (
+        tokenize.COMMENT,
+        tokenize.NL,
+        tokenize.NEWLINE,
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.ENDMARKER,
+    )
+)
+
+
+def _code_tokens(line: str) -> list[tuple[int, str]] | None:
+    """The code tokens of one line, or None when it does not tokenize on its own (a line inside
+    a multi-line string or bracket)."""
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    if any(t.type == tokenize.ERRORTOKEN for t in toks):
+        return None
+    return [(t.type, t.string) for t in toks if t.type not in _NOT_CODE]
 
 
 def is_failure(d: Diagnostic) -> bool:
