@@ -189,3 +189,32 @@ def test_a_contradiction_without_names_never_reads_changes_in_nothing():
     for lang, want in (("en", "behaviour changes"), ("zh", "行为发生变化")):
         macros = environment().get_template(f"{lang}/text.md.j2").module
         assert str(macros.claim_fact(claim)) == want  # type: ignore[attr-defined]
+
+
+def test_a_move_claim_is_answered_by_the_rename_it_describes():
+    """psf/requests aa1461b6: "Move _get_connection to get_connection_with_tls_context" is a
+    rename in the same class; the claim is verified by it, and said to be a rename."""
+    rename = Finding(
+        "symbol.renamed",
+        "src/requests/adapters.py",
+        377,
+        "HTTPAdapter.get_connection_with_tls_context",
+        "renamed",
+        {"old_qualname": "HTTPAdapter._get_connection", "call_sites_updated": True},
+    )
+    unrelated = Finding(
+        "symbol.renamed",
+        "src/requests/utils.py",
+        9,
+        "to_native",
+        "renamed",
+        {"old_qualname": "nat"},
+    )
+    title = "Move _get_connection to get_connection_with_tls_context"
+    claims = by_id(claims_of(title, "", [rename, unrelated], "pure-refactor"))
+    assert claims["moved"]["status"] == "supported"
+    assert claims["moved"]["fact"]["as"] == ["renamed"]
+    assert claims["moved"]["fact"]["symbols"] == ["HTTPAdapter.get_connection_with_tls_context"]
+    # a rename the text does not name answers nothing
+    claims = by_id(claims_of(title, "", [unrelated], "pure-refactor"))
+    assert claims["moved"]["status"] == "not-checkable"

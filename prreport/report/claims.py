@@ -304,7 +304,9 @@ _REFACTOR_KIND = {
 
 def _refactor(cid: str, quote: str, findings: list[Finding], verdict: str) -> _Answer:
     """ "Move/rename/extract/inline X": the refactor findings, refuted when one is not equivalent."""
-    found = _of(findings, *_REFACTOR_KIND[cid])
+    found = _of(findings, *_REFACTOR_KIND[cid]) or _named_in(
+        quote, _of(findings, *(k for kinds in _REFACTOR_KIND.values() for k in kinds))
+    )
     if not found:
         return _Answer("not-checkable", [], {})
     broken = [
@@ -315,8 +317,25 @@ def _refactor(cid: str, quote: str, findings: list[Finding], verdict: str) -> _A
         or fd.details.get("call_sites_updated") is False
     ]
     if broken:
-        return _Answer("contradicted", broken, {"symbols": _symbols(broken)})
-    return _Answer("supported", found, {"symbols": _symbols(found)})
+        return _Answer("contradicted", broken, {"symbols": _symbols(broken), "as": _done(broken)})
+    return _Answer("supported", found, {"symbols": _symbols(found), "as": _done(found)})
+
+
+def _done(fds: list[Finding]) -> list[str]:
+    """What the findings say was done (a "move" claim may be answered by a rename)."""
+    return sorted({cid for fd in fds for cid, kinds in _REFACTOR_KIND.items() if fd.kind in kinds})
+
+
+def _named_in(quote: str, fds: list[Finding]) -> list[Finding]:
+    """Refactor findings of another kind than claimed whose definition the quote names by its
+    old or new name ("Move _get_connection to get_connection_with_tls_context" is a rename)."""
+    out = []
+    for fd in fds:
+        names = {fd.symbol, str(fd.details.get("old_qualname") or "")}
+        shorts = {n.rsplit(".", 1)[-1] for n in names if n}
+        if any(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", quote) for n in shorts):
+            out.append(fd)
+    return out
 
 
 _Answerer = Callable[[str, str, list[Finding], str], _Answer]

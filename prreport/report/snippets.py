@@ -313,11 +313,14 @@ def _region_rows(
         return None
     cl = changed_lines(change.patch)
     removed, added = set(cl.removed), set(cl.added)
+    replaced_by = dict(cl.replaced)
     rows: list[_Row] = []
     i = j = 1
     while j <= hi:
         if i in removed and i <= len(before):
-            if j > lo:  # removed lines between two region lines, not those just above its first
+            # removed lines between two region lines, not those just above its first unless
+            # the region's own lines replace them (the old ``def`` line of a renamed function)
+            if j > lo or lo <= replaced_by.get(i, 0) <= hi:
                 rows.append(("-", i, 0, before[i - 1]))
             i += 1
         elif j in added and j <= len(after):
