@@ -98,8 +98,8 @@ def test_one_of_several_module_imports_sunk_into_two_functions(tmp_path: Path):
     assert not _crashes(a)
     sunk = _of(a, "import.sunk")
     assert sorted((s.symbol, s.details["to_scope"]) for s in sunk) == [
-        ("urllib", "path_to_url"),
-        ("urllib", "url_to_path"),
+        ("urllib.request", "path_to_url"),
+        ("urllib.request", "url_to_path"),
     ]
     assert {s.details["module"] for s in sunk} == {"urllib.request"}
     assert all(s.details["from_scope"] == "<module>" and s.details["from_line"] == 6 for s in sunk)
@@ -317,9 +317,9 @@ def test_submodule_import_in_methods_hoisted_as_names_of_that_module(tmp_path: P
     assert hoisted == [
         ("ctypes", "DefaultPlugin.get_function_hook", "mypy.plugins.ctypes"),
         ("ctypes", "DefaultPlugin.get_method_hook", "mypy.plugins.ctypes"),
-        ("mypy", "DefaultPlugin.get_function_hook", "mypy.plugins.functools"),
+        ("mypy.plugins.functools", "DefaultPlugin.get_function_hook", "mypy.plugins.functools"),
     ]
-    h = next(h for h in _of(a, "import.hoisted") if h.symbol == "mypy")
+    h = next(h for h in _of(a, "import.hoisted") if h.symbol == "mypy.plugins.functools")
     assert h.details["respelled"] == {
         "before": ["import mypy.plugins.functools"],
         "after": ["from mypy.plugins.functools import partial_new_callback"],
