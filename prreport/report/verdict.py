@@ -227,24 +227,22 @@ def _respaced(
     pairs: tuple[tuple[int, int], ...], before: list[str], after: list[str]
 ) -> set[tuple[str, int]]:
     """Lines of ``pairs`` (before, after) whose code is the same: same indentation, same tokens
-    once comments and spacing are set aside. A line that does not tokenize alone is kept."""
-    out: set[tuple[str, int]] = set()
+    once comments and spacing are set aside, neither inside a multi-line string."""
+    same = []
     for o, n in pairs:
         if not (0 < o <= len(before) and 0 < n <= len(after)):
             continue
         b, a = before[o - 1], after[n - 1]
         if b == a or _indent(b) != _indent(a):
             continue
-        tb, ta = _code_tokens(b), _code_tokens(a)
-        if tb is not None and tb == ta:
-            out |= {("-", o), ("+", n)}
-    if out:
-        # Confirm on the whole files: a line inside a multi-line string is text, not code.
-        inside = (_in_multiline_tokens(before), _in_multiline_tokens(after))
-        out = {(side, n) for side, n in out if n not in inside[side == "+"]}
-        pairs_kept = {(o, n) for o, n in pairs if ("-", o) in out and ("+", n) in out}
-        out = {x for o, n in pairs_kept for x in (("-", o), ("+", n))}
-    return out
+        tb = _code_tokens(b)
+        if tb is not None and tb == _code_tokens(a):
+            same.append((o, n))
+    if not same:
+        return set()
+    # Confirm on the whole files: a line inside a multi-line string is text, not code.
+    in_b, in_a = _in_multiline_tokens(before), _in_multiline_tokens(after)
+    return {x for o, n in same if o not in in_b and n not in in_a for x in (("-", o), ("+", n))}
 
 
 def _in_multiline_tokens(rows: list[str]) -> set[int]:
