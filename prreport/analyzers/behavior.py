@@ -18,6 +18,8 @@ from prreport.analyzers._equiv import (
     locally_bound,
     module_bindings,
 )
+from prreport.analyzers._pyversion import declared_min_python
+from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 from prreport.textlines import split_lines
@@ -214,6 +216,11 @@ class BehaviorAnalyzer(Analyzer):
                     _canonical_def(b.node, f.path, after, sources, "after"),
                 )
                 same = same_tree(canon[0], canon[1], _IMPORTS)
+            rewrites: list[Rewrite] | None = None
+            if not same and canon is not None:
+                # Rewrites that keep what the code does (a local inlined, nested ifs merged...).
+                rewrites = see_through(*canon, declared_min_python(sources))
+                same = rewrites is not None
             same_of[key] = same
             details = {
                 "before_line": a.start,
@@ -225,6 +232,8 @@ class BehaviorAnalyzer(Analyzer):
             }
             if same and canon is not None:
                 details["equal_modulo"] = "docstrings, annotations, import spelling"
+            if rewrites:
+                details["rewrites"] = [r.as_dict() for r in rewrites]
             if not same:
                 # The changed lines the residual comes from, so the model can tell whether a
                 # refactor finding that proved equivalence accounts for every one of them.
