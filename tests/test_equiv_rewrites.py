@@ -10,6 +10,7 @@ away, where it must not.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -190,3 +191,56 @@ def test_nested_ifs_merged_into_one_test_keep_the_order_of_evaluation(
     assert found is not None, [(f.kind, f.symbol) for f in a.findings]
     if same:
         assert [r["kind"] for r in found.details["rewrites"]] == ["merged-if"]
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+REQUIREMENTS = "packaging/requirements.py"
+
+
+@pytest.fixture(scope="module")
+def requirements_py() -> tuple[str, str]:
+    """packaging's requirements.py around commit e91b50ee ("Rename `req` to `parsed` in
+    `Requirement.__init__`"), before and after."""
+    stem = "packaging-requirements-e91b50ee"
+    return (
+        (REAL / f"{stem}.before.py.txt").read_text(encoding="utf-8"),
+        (REAL / f"{stem}.after.py.txt").read_text(encoding="utf-8"),
+    )
+
+
+def _packaging_run(tmp_path: Path, before: str, after: str) -> Analysis:
+    base = {"packaging/__init__.py": "", REQUIREMENTS: before}
+    return analyse_commit(tmp_path, base, {REQUIREMENTS: after}, "Rename req (#620)")
+
+
+def test_a_local_variable_renamed_everywhere_is_the_same_code(
+    tmp_path: Path, requirements_py: tuple[str, str]
+):
+    a = _packaging_run(tmp_path, *requirements_py)
+    same = _finding(a, "behavior.unchanged", "Requirement.__init__")
+    assert same is not None, [(f.kind, f.symbol) for f in a.findings]
+    assert same.details["rewrites"] == [
+        {"kind": "renamed-local", "text": "req → parsed", "detail": ""}
+    ]
+    # requirements.py is a module like any other (not a pip requirements file).
+    assert a.model.summary.verdict == "pure-refactor"
+    assert "the local `req` is renamed `parsed`" in _item(a, REQUIREMENTS)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A parameter is part of the signature: callers passing it by keyword break.
+        ("requirement_string", "text"),
+        # Two locals merged into one name is not a rename.
+        ("parsed", "parsed_url"),
+    ],
+)
+def test_a_parameter_rename_or_a_merge_of_two_locals_is_a_change(
+    tmp_path: Path, requirements_py: tuple[str, str], old: str, new: str
+):
+    before, after = requirements_py
+    edited = re.sub(rf"\b{old}\b", new, after)
+    assert edited != after
+    a = _packaging_run(tmp_path, before, edited)
+    assert _finding(a, "behavior.changed", "Requirement.__init__") is not None

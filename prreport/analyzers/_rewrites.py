@@ -12,6 +12,8 @@ proven for every input, or states the one assumption it makes:
   (constants, imported objects, tuples, comparisons and boolean operations of those).
 - ``merged-if``: ``if a:`` whose whole body is ``if b: X`` (neither with ``else``) is
   ``if a and b: X`` (``and`` evaluates ``b`` only when ``a`` holds, as the nested test did).
+- ``renamed-local``: a function's own local variable renamed everywhere it is used (its
+  parameters are not: they are part of its signature).
 - ``loop-invariant-if``: ``for t in xs: if a and b: X`` (``a`` a name the loop never
   assigns) is ``if a: for t in xs: if b: X``. Assumption, stated in the finding: iterating
   ``xs`` (a name or attribute, not a call) does nothing when ``a`` is false.
@@ -33,7 +35,13 @@ from prreport.analyzers._pyversion import fixed_by_version
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _BLOCKS = ("body", "orelse", "finalbody")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_VERSION = "@sys.version_info"  # how ``sys.version_info`` reads in a canonical tree
+_VERSION = "@sys.version_info"
+_COMPREHENSIONS = (
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)  # how ``sys.version_info`` reads in a canonical tree
 
 
 @dataclass(frozen=True)
@@ -68,11 +76,66 @@ def see_through(
     """
     done_a = _Normalise(low).run(before)
     done_b = _Normalise(low).run(after)
+    renamed: list[Rewrite] = []
     if not same_tree(before, after, _IMPORTS):
-        return None
+        names_a, names_b = _alpha(before), _alpha(after)
+        if names_a is None or names_b is None or not same_tree(before, after, _IMPORTS):
+            return None
+        renamed = [
+            Rewrite("renamed-local", f"{a} → {b}")
+            for a, b in zip(names_a, names_b, strict=True)
+            if a != b
+        ]
     both = Counter(done_a) & Counter(done_b)
     only = (Counter(done_a) - both) + (Counter(done_b) - both)
-    return sorted(only.elements(), key=lambda r: (r.kind, r.text))
+    return sorted([*only.elements(), *renamed], key=lambda r: (r.kind, r.text))
+
+
+def _alpha(fn: ast.AST) -> list[str] | None:
+    """Rename ``fn``'s own locals (not its parameters) to ``%0``, ``%1``... in the order they
+    first occur; the original names in that order, or None when renaming could change what
+    the code does (a nested class, whose names are attributes; ``global``/``nonlocal``;
+    ``locals()``/``eval``; ``match`` captures; a nested def sharing a local's name).
+    """
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.ClassDef | ast.Global | ast.Nonlocal | ast.Match):
+            return None
+        if isinstance(node, ast.Name) and node.id in ("locals", "vars", "eval", "exec"):
+            return None
+        if isinstance(node, _COMPREHENSIONS) and any(
+            isinstance(n, ast.NamedExpr) for n in ast.walk(node)
+        ):
+            return None  # ``:=`` in a comprehension binds in the function: keep it simple
+    order: list[str] = []
+    defs: set[str] = set()
+    # Only the function's own scope decides what is local: a name a nested def assigns
+    # is that def's (and may be a global read here).
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            order.append(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            order.append(node.name)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defs.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    local = [n for n in dict.fromkeys(order) if n not in params]
+    if defs & set(local):
+        return None
+    new = {name: f"%{i}" for i, name in enumerate(local)}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in new:
+            node.id = new[node.id]
+        elif isinstance(node, ast.ExceptHandler) and node.name in new:
+            node.name = new[node.name]
+    return local
 
 
 class _Normalise:
