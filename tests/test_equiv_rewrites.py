@@ -111,19 +111,22 @@ def _pip_run(tmp_path: Path, before: str, after: str) -> Analysis:
 _PER_ITEM = "        if dist_restriction_set and pylock_utils.is_valid_pylock_filename(filename):\n"
 
 
+def _flag_tested_before_the_loop(text: str) -> str:
+    """The ``for filename in options.requirements`` loop wrapped in ``if dist_restriction_set:``,
+    its per-item test left with the other condition only (the upstream pip commit's edit)."""
+    start = text.index("    for filename in options.requirements:\n")
+    end = text.index("\n\n", start)
+    loop = "\n".join("    " + ln if ln else ln for ln in text[start:end].split("\n"))
+    loop = loop.replace("if dist_restriction_set and pylock_utils", "if pylock_utils")
+    return text[:start] + "    if dist_restriction_set:\n" + loop + text[end:]
+
+
 def test_a_loop_invariant_test_hoisted_before_the_loop_is_the_same_code(
     tmp_path: Path, cmdoptions: tuple[str, str]
 ):
     before, _ = cmdoptions
     assert "    for filename in options.requirements:\n" + _PER_ITEM in before
-    start = before.index("    for filename in options.requirements:\n")
-    end = before.index("\n\n", start)
-    loop = before[start:end]
-    hoisted = "    if dist_restriction_set:\n" + "\n".join(
-        "    " + ln if ln else ln for ln in loop.split("\n")
-    ).replace("if dist_restriction_set and pylock_utils", "if pylock_utils")
-    after = before[:start] + hoisted + before[end:]
-    a = _pip_run(tmp_path, before, after)
+    a = _pip_run(tmp_path, before, _flag_tested_before_the_loop(before))
     same = _finding(a, "behavior.unchanged", "check_dist_restriction")
     assert same is not None, [(f.kind, f.symbol) for f in a.findings]
     assert same.details["rewrites"] == [
@@ -144,14 +147,7 @@ def test_a_test_the_loop_itself_changes_is_not_hoisted(tmp_path: Path, cmdoption
         "        dist_restriction_set = dist_restriction_set or filename.endswith('.toml')\n"
         + _PER_ITEM,
     )
-    start = reassigning.index("    for filename in options.requirements:\n")
-    end = reassigning.index("\n\n", start)
-    loop = reassigning[start:end]
-    hoisted = "    if dist_restriction_set:\n" + "\n".join(
-        "    " + ln if ln else ln for ln in loop.split("\n")
-    ).replace("if dist_restriction_set and pylock_utils", "if pylock_utils")
-    after = reassigning[:start] + hoisted + reassigning[end:]
-    a = _pip_run(tmp_path, reassigning, after)
+    a = _pip_run(tmp_path, reassigning, _flag_tested_before_the_loop(reassigning))
     assert _finding(a, "behavior.changed", "check_dist_restriction") is not None
 
 
