@@ -240,3 +240,64 @@ def test_a_parameter_rename_or_a_merge_of_two_locals_is_a_change(
     assert edited != after
     a = _packaging_run(tmp_path, before, edited)
     assert _finding(a, "behavior.changed", "Requirement.__init__") is not None
+
+
+def _rich(name: str) -> tuple[str, str]:
+    """rich's ``rich/<name>.py`` around commit 579b6ac0 ("pyupgrade"), before and after."""
+    stem = f"rich-{name}-579b6ac0"
+    return (
+        (REAL / f"{stem}.before.py.txt").read_text(encoding="utf-8"),
+        (REAL / f"{stem}.after.py.txt").read_text(encoding="utf-8"),
+    )
+
+
+def _rich_run(tmp_path: Path, name: str, before: str, after: str) -> Analysis:
+    path = f"rich/{name}.py"
+    base = {"rich/__init__.py": "", path: before}
+    return analyse_commit(tmp_path, base, {path: after}, "pyupgrade (#3400)")
+
+
+def test_pyupgrade_spellings_are_the_same_code(tmp_path: Path):
+    # str.format made an f-string, and open(path, "rt") made open(path): rich's own commit.
+    before, after = _rich("filesize")
+    assert '"{:,} bytes".format(size)' in before and 'f"{size:,} bytes"' in after
+    a = _rich_run(tmp_path / "filesize", "filesize", before, after)
+    assert _finding(a, "behavior.unchanged", "_to_str") is not None
+    before, after = _rich("theme")
+    assert 'open(path, "rt", encoding=encoding)' in before
+    a = _rich_run(tmp_path / "theme", "theme", before, after)
+    assert _finding(a, "behavior.unchanged", "Theme.read") is not None
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        # Arguments swapped: another string.
+        ("filesize", 'return "{:,} bytes".format(size)', 'return f"{base:,} bytes"'),
+        # Binary mode is not the default.
+        ("theme", 'open(path, "rt", encoding=encoding)', 'open(path, "rb")'),
+    ],
+)
+def test_a_spelling_that_changes_the_value_is_a_change(
+    tmp_path: Path, name: str, old: str, new: str
+):
+    before, _ = _rich(name)
+    assert old in before
+    a = _rich_run(tmp_path, name, before, before.replace(old, new))
+    assert any(f.kind == "behavior.changed" for f in a.findings)
+
+
+def test_open_is_only_the_builtin_when_the_module_does_not_define_its_own(tmp_path: Path):
+    before, _ = _rich("theme")
+    # The module now defines an ``open`` of its own: its second argument means something else.
+    own = before.replace(
+        "class Theme:", "def open(path, mode='r', **kw):\n    return mode\n\n\nclass Theme:"
+    )
+    a = _rich_run(
+        tmp_path,
+        "theme",
+        own,
+        own.replace('open(path, "rt", encoding=encoding)', "open(path, encoding=encoding)"),
+    )
+    assert _finding(a, "behavior.changed", "Theme.read") is not None

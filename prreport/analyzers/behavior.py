@@ -17,6 +17,7 @@ from prreport.analyzers._equiv import (
     imports_in,
     locally_bound,
     module_bindings,
+    rebound_builtins,
 )
 from prreport.analyzers._pyversion import declared_min_python
 from prreport.analyzers._rewrites import Rewrite, see_through
@@ -126,7 +127,8 @@ def _canonical_def(
     own = imports_in(fn)
     names = {**module, **bindings(own, path)}
     own_names = set(bindings(own, path))
-    return canonical(fn, names, locally_bound(fn) - own_names)
+    rebound = sources.memo(path, side, "rebound-builtins", lambda: rebound_builtins(tree))
+    return canonical(fn, names, locally_bound(fn) - own_names, rebound)
 
 
 def _import_lines(index: _Index, start: int, end: int) -> set[int]:
@@ -328,8 +330,14 @@ def _module_level(
     drop = (ast.Import, ast.ImportFrom, *_DEFS)
     if not same_tree(before, after, drop):
         # Docstrings, class-field annotation spelling and imported-object spelling change nothing.
-        a = canonical(_without_defs(before), module_bindings(before, f.before_path))
-        b = canonical(_without_defs(after), module_bindings(after, f.path))
+        a = canonical(
+            _without_defs(before),
+            module_bindings(before, f.before_path),
+            rebound=rebound_builtins(before),
+        )
+        b = canonical(
+            _without_defs(after), module_bindings(after, f.path), rebound=rebound_builtins(after)
+        )
         if not same_tree(a, b, drop):
             return None
     details = {
