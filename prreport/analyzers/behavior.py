@@ -171,13 +171,7 @@ class BehaviorAnalyzer(Analyzer):
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""
         findings: list[Finding] = []
-        for f in sources.python_files():
-            if f.before is None or f.after is None:
-                continue
-            before = sources.tree(f.before_path, "before")
-            after = sources.tree(f.path, "after")
-            if before is None or after is None:
-                continue
+        for f, before, after in sources.modified():
             findings.extend(self._file(f, sources, before, after))
         return sorted(findings, key=Finding.sort_key)
 
