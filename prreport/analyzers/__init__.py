@@ -195,7 +195,16 @@ class SourceFiles:
 
 # ``memo`` values that are functions of one file side's text alone (``adopt`` keeps them).
 _PER_SIDE = frozenset(
-    {"pyscope", "functions", "module-bindings", "defs", "lines", "scopes", "optional-flags"}
+    {
+        "pyscope",
+        "functions",
+        "module-bindings",
+        "defs",
+        "lines",
+        "scopes",
+        "optional-flags",
+        "if-tests",
+    }
 )
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:
 # their recursive visitors (and ``ast.unparse``, libcst) need a few frames per level. Real

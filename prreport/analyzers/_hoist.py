@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, cast
@@ -16,6 +17,7 @@ from typing import Any, cast
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from prreport.analyzers._pyscope import child_blocks
 from prreport.textlines import split_lines
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
@@ -139,10 +141,16 @@ def _merge(node: cst.ImportFrom, new: Sequence[cst.ImportAlias]) -> cst.ImportFr
 
 
 class _Hoist(cst.CSTTransformer):
-    def __init__(self, line: int, lines: Callable[[cst.CSTNode], tuple[int, int]]) -> None:
+    """Removes the one-statement import line starting at ``line`` from its block and, when
+    ``insert``, adds it to the module's import block (else ``target`` is left to the caller)."""
+
+    def __init__(
+        self, line: int, lines: Callable[[cst.CSTNode], tuple[int, int]], insert: bool = True
+    ) -> None:
         super().__init__()
         self.line = line
         self.lines = lines  # (first, last) line of a statement, its leading blank lines left out
+        self.insert = insert
         self.target: cst.SimpleStatementLine | None = None
         self.removed = False
 
@@ -187,49 +195,56 @@ class _Hoist(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if self.target is None or not self.removed:
+        if self.target is None or not self.removed or not self.insert:
             return updated
-        stmt = self.target.body[0]
-        body = list(updated.body)
-        region: list[int] = []
-        for i, s in enumerate(body):
-            if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-                break
-            if isinstance(s, cst.SimpleStatementLine) and all(
-                isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body
+        return _with_import(updated, self.target)
+
+
+def _with_import(module: cst.Module, target: cst.SimpleStatementLine) -> cst.Module:
+    """``module`` with the import line ``target`` merged into (or added to) its import block:
+    the statements before its first ``def`` or ``class``."""
+    stmt = target.body[0]
+    body = list(module.body)
+    region: list[int] = []
+    for i, s in enumerate(body):
+        if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            break
+        if isinstance(s, cst.SimpleStatementLine) and all(
+            isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body
+        ):
+            region.append(i)
+    if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+        for i in region:
+            line = body[i]
+            assert isinstance(line, cst.SimpleStatementLine)
+            existing = line.body[0]
+            if (
+                len(line.body) == 1
+                and isinstance(existing, cst.ImportFrom)
+                and not isinstance(existing.names, cst.ImportStar)
+                and _module_text(existing) == _module_text(stmt)
             ):
-                region.append(i)
-        if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
-            for i in region:
-                line = body[i]
-                assert isinstance(line, cst.SimpleStatementLine)
-                existing = line.body[0]
-                if (
-                    len(line.body) == 1
-                    and isinstance(existing, cst.ImportFrom)
-                    and not isinstance(existing.names, cst.ImportStar)
-                    and _module_text(existing) == _module_text(stmt)
-                ):
-                    body[i] = line.with_changes(body=[_merge(existing, stmt.names)])
-                    return updated.with_changes(body=body)
-        comments = [ln for ln in self.target.leading_lines if not _is_blank(ln)]
-        new = self.target.with_changes(leading_lines=comments)
-        group = _group(stmt)
-        same = [i for i in region if _group(_small(body[i])) == group]
-        earlier = [i for i in region if _group(_small(body[i])) <= group]
-        later = [i for i in same if _order(_small(body[i])) > _order(stmt)]
-        if later:
-            # isort order inside the group; the group's leading blank lines/comments stay on top
-            at = later[0]
-            first = cast(cst.SimpleStatementLine, body[at])
-            body[at] = first.with_changes(leading_lines=[])
-            new = new.with_changes(leading_lines=[*first.leading_lines, *comments])
-        elif same or earlier or region:
-            at = (same or earlier or region)[-1] + 1
-        else:
-            at = 1 if body and _is_docstring(body[0]) else 0
-        body.insert(at, new)
-        return updated.with_changes(body=body)
+                body[i] = line.with_changes(body=[_merge(existing, stmt.names)])
+                return module.with_changes(body=body)
+    comments = [ln for ln in target.leading_lines if not _is_blank(ln)]
+    new = target.with_changes(leading_lines=comments)
+    group, order = _group(stmt), _order(stmt)
+    keys = {i: (_group(_small(body[i])), _order(_small(body[i]))) for i in region}
+    same = [i for i in region if keys[i][0] == group]
+    earlier = [i for i in region if keys[i][0] <= group]
+    later = [i for i in same if keys[i][1] > order]
+    if later:
+        # isort order inside the group; the group's leading blank lines/comments stay on top
+        at = later[0]
+        first = cast(cst.SimpleStatementLine, body[at])
+        body[at] = first.with_changes(leading_lines=[])
+        new = new.with_changes(leading_lines=[*first.leading_lines, *comments])
+    elif same or earlier or region:
+        at = (same or earlier or region)[-1] + 1
+    else:
+        at = 1 if body and _is_docstring(body[0]) else 0
+    body.insert(at, new)
+    return module.with_changes(body=body)
 
 
 def _small(stmt: cst.BaseStatement) -> cst.BaseSmallStatement:
@@ -258,6 +273,7 @@ _KINDS: dict[type[cst.CSTNode], tuple[type[ast.stmt], ...]] = {
 if sys.version_info >= (3, 11):
     _KINDS[cst.TryStar] = (ast.TryStar,)
 _COMPOUND = frozenset(t for kinds in _KINDS.values() for t in kinds)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _follow(
@@ -321,140 +337,193 @@ def _inner(node: cst.CSTNode, a: Any, line: int, found: dict[int, tuple[int, int
     return True
 
 
-def _blank_or_comment(line: str) -> bool:
-    stripped = line.strip(" \t\f\r\n")
-    return not stripped or stripped.startswith("#")
+_FIRST_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def _cut(text: str, module: cst.Module, tree: ast.Module) -> tuple[str, dict[int, str], str] | None:
-    """(header, text of each top-level statement by id, footer) cut from ``text`` at the lines the
-    ``ast`` gives, less each statement's leading blank and comment lines; None when the two
-    trees or the lines do not agree (then libcst prints the pieces)."""
-    lines = split_lines(text, keepends=True)
-    begins: list[int] = []  # 0-based index of the first line of each statement's text
-    i = 0
-    for st in module.body:
-        k = len(st.body) if isinstance(st, cst.SimpleStatementLine) else 1
-        if i + k > len(tree.body):
-            return None
-        a = tree.body[i]
-        i += k
-        start = min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", []))]) - 1
-        begin = start - len(st.leading_lines)
-        if begin < (begins[-1] + 1 if begins else 0) or start >= len(lines):
-            return None
-        if _blank_or_comment(lines[start]) or not all(
-            _blank_or_comment(ln) for ln in lines[begin:start]
-        ):
-            return None
-        begins.append(begin)
-    end = len(lines) - len(module.footer)
-    if i != len(tree.body) or not begins or begins[0] != len(module.header) or end < begins[-1]:
+def _span(st: ast.stmt) -> tuple[int, int]:
+    """First line (decorators included) and last line of a statement."""
+    decorators = getattr(st, "decorator_list", None) or []
+    return min([st.lineno, *(d.lineno for d in decorators)]), st.end_lineno or st.lineno
+
+
+def _holder(body: list[ast.stmt], line: int) -> tuple[int, ast.stmt] | None:
+    """(index of the top-level statement around ``line``, the statement a hoist of the import
+    at ``line`` edits: the outermost function around it, else that top-level statement); None
+    when ``line`` is not inside a compound statement. Two imports have the same holder or
+    holders that do not overlap, so no line is parsed twice."""
+    at = next((i for i, st in enumerate(body) if _span(st)[0] <= line <= _span(st)[1]), None)
+    if at is None or type(body[at]) not in _COMPOUND:
         return None
-    if not all(_blank_or_comment(ln) for ln in lines[end:]):
-        return None
-    bounds = [*begins, end]
-    pieces = {id(st): "".join(lines[bounds[j] : bounds[j + 1]]) for j, st in enumerate(module.body)}
-    return "".join(lines[: begins[0]]), pieces, "".join(lines[end:])
+    node = body[at]
+    while not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        inner = next(
+            (
+                st
+                for block in child_blocks(node)
+                for st in block
+                if type(st) in _COMPOUND and _span(st)[0] <= line <= _span(st)[1]
+            ),
+            None,
+        )
+        if inner is None:
+            return at, body[at]
+        node = inner
+    return at, node
+
+
+class _Part:
+    """Whole lines ``begin``-``end`` (1-based) of a module's text parsed by libcst alone, an
+    indented statement under an ``if 1:`` line (``wrap``) that its print leaves out again."""
+
+    def __init__(self, text: str, begin: int, end: int, wrap: str) -> None:
+        self.begin = begin
+        self.end = end
+        self.wrap = wrap
+        self.module = cst.parse_module(wrap + text)
+
+    def statements(self) -> Sequence[cst.BaseStatement]:
+        """The part's own statements (inside the ``if 1:`` when wrapped)."""
+        if not self.wrap:
+            return self.module.body
+        block = cast(cst.If, self.module.body[0]).body
+        return cast(cst.IndentedBlock, block).body
+
+    def lines(self, stmts: list[ast.stmt], line: int) -> dict[int, tuple[int, int]]:
+        """Lines of the part's statements (as ``_follow`` gives them) around ``line``: from the
+        ``ast`` twins ``stmts`` when the trees line up, else by libcst's position pass."""
+        found: dict[int, tuple[int, int]] = {}
+        if self.wrap:
+            found[id(self.module.body[0])] = (self.begin, self.end)
+        if _follow(self.statements(), stmts, line, found):
+            return found
+        offset = self.begin - 1 - (1 if self.wrap else 0)
+        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return {
+            id(node): (pos.start.line + offset, pos.end.line + offset)
+            for node, pos in positions.items()
+            if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement))
+        }
+
+    def code(self, updated: cst.Module) -> str:
+        """The text of ``updated`` (the part's module after an edit), without the ``if 1:``."""
+        code = updated.code
+        if not code.startswith(self.wrap):
+            raise ValueError("the wrapping line did not print back")
+        return code[len(self.wrap) :]
 
 
 class HoistSource:
-    """A module parsed once for every hoist made in it, with the text of each top-level statement.
+    """A module whose hoists parse with libcst only what they edit, each part at most once.
 
-    libcst keeps untouched nodes, so after a hoist only the replaced top-level statements are
-    printed; the others are cut from the original text. Line numbers come from those texts;
-    position metadata is computed only for the one top-level statement holding an import
-    (a whole-module metadata pass costs more than the hoists themselves).
+    A hoist removes an import from the compound statement around it and adds it to the import
+    block (the statements before the first ``def`` or ``class``): libcst parses those two parts
+    of the text, cut at the lines the ``ast`` gives, and the rest of the text is kept as is.
+    The whole module is parsed only when the import is inside the import block itself or a
+    part cannot stand alone; a part libcst does not print back verbatim makes no codemod.
     """
 
-    def __init__(self, text: str, module: cst.Module, tree: ast.Module | None = None) -> None:
+    def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
-        self.module = module
-        self.tree = tree  # the ``ast`` of the same text: statement lines without a libcst pass
-        cut = _cut(text, module, tree) if tree is not None else None
-        if cut is not None:
-            # libcst prints a parsed module back to its text: cut the pieces from the text
-            self.header, self.pieces, self.footer = cut
-        else:
-            self.header = "".join(module.code_for_node(line) for line in module.header)
-            self.footer = "".join(module.code_for_node(line) for line in module.footer)
-            self.pieces = {id(st): module.code_for_node(st) for st in module.body}
-        # A layout the per-statement texts do not reproduce: print whole modules instead.
-        self.exact = self.header + "".join(self.pieces.values()) + self.footer == text
-        self._spans: dict[
-            int, tuple[int, int, cst.BaseStatement]
-        ] = {}  # id -> (first line of its text, last, node)
-        self._nested: dict[int, tuple[int, int]] = {}
-        self._done: set[int] = set()
-        if self.exact:
-            line = 1 + self.header.count("\n")
-            for st in module.body:
-                n = self.pieces[id(st)].count("\n")
-                self._spans[id(st)] = (line, line + max(n, 1) - 1, st)
-                line += n
-        else:
-            positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-            self._nested = {id(k): (v.start.line, v.end.line) for k, v in positions.items()}
+        self.tree = tree
+        self.source_lines = split_lines(text, keepends=True)
+        first = _FIRST_BREAK.search(text)
+        self.newline = first.group() if first else "\n"  # libcst's default: the first one
+        top = tree.body
+        self.top = next(
+            (i for i, st in enumerate(top) if isinstance(st, _DEFS)), len(top)
+        )  # statements of the import block
+        self.top_end = (
+            _span(top[self.top])[0] - 1 if self.top < len(top) else len(self.source_lines)
+        )
+        self._parts: dict[tuple[int, int], _Part | None] = {}
 
-    def lines(self, node: cst.CSTNode) -> tuple[int, int]:
-        """First and last line of a statement (as libcst's ``PositionProvider`` gives them);
-        inside a top-level statement only once ``prepare`` was called for a line in it."""
-        if id(node) in self._nested:
-            return self._nested[id(node)]
-        span = self._spans.get(id(node))
-        if span is None:
-            return (0, -1)  # not a statement of this module's text
-        start, end, st = span
-        return (start + len(getattr(st, "leading_lines", ())), end)
+    def part(self, begin: int, end: int, statement: bool = False) -> _Part | None:
+        """Lines ``begin``-``end`` parsed by libcst (once; ``statement``: they are one statement,
+        maybe indented), or None when they do not parse alone or would print with another line
+        break than the whole module."""
+        key = (begin, end)
+        if key not in self._parts:
+            first = self.source_lines[begin - 1] if statement else ""
+            wrap = f"if 1:{self.newline}" if first[:1] in (" ", "\t", "\f") else ""
+            text = "".join(self.source_lines[begin - 1 : end])
+            try:
+                part: _Part | None = _Part(text, begin, end, wrap)
+            except cst.ParserSyntaxError:
+                part = None
+            if part is not None and part.module.code != wrap + text:
+                part = None  # libcst would rewrite some of it (e.g. ``except (A, B) :``)
+            if part is not None and part.module.default_newline != self.newline:
+                if _FIRST_BREAK.search(text):
+                    part = None  # another first line break: its default newline differs
+                else:
+                    part.module = part.module.with_changes(default_newline=self.newline)
+            self._parts[key] = part
+        return self._parts[key]
 
-    def prepare(self, line: int) -> None:
-        """Compute the positions inside the top-level statement that holds ``line``: from the
-        ``ast`` when its statements line up with libcst's, else by libcst's position pass."""
-        if self.tree is not None and line not in self._done:
-            found: dict[int, tuple[int, int]] = {}
-            if _follow(self.module.body, self.tree.body, line, found):
-                self._nested.update(found)
-                self._done.add(line)
-                return
-        for start, end, st in self._spans.values():
-            if start <= line <= end and id(st) not in self._done:
-                self._done.add(id(st))
-                self._positions(st, start - 1)
+    def hoist(self, line: int) -> str | None:
+        """The text with the import statement starting at ``line`` moved to the import block."""
+        where = _holder(self.tree.body, line)
+        if where is None:
+            return None  # a module-level import, or no statement there
+        at, holder = where
+        if at >= self.top:
+            try:
+                out = self._hoist_in_parts(holder, line)
+            except ValueError:
+                out = None
+            if out is not None:
+                return out or None
+        return self._hoist_in_prefix(line, len(self.tree.body) if at >= self.top else self.top)
 
-    def _positions(self, st: cst.BaseStatement, offset: int) -> None:
-        """Positions inside one top-level statement, printed alone (a one-statement module)."""
-        alone = self.module.with_changes(body=[st], header=[], footer=[])
-        positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-        for node, pos in positions.items():
-            if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
-                self._nested[id(node)] = (pos.start.line + offset, pos.end.line + offset)
+    def _hoist_in_parts(self, holder: ast.stmt, line: int) -> str | None:
+        """Hoist from the statement ``holder`` into the import block, each parsed alone; ""
+        when no import line could be removed there, None when a part cannot be used."""
+        begin, end = _span(holder)
+        piece, head = self.part(begin, end, statement=True), self.part(1, self.top_end)
+        if piece is None or head is None:
+            return None
+        spans = piece.lines([holder], line)
+        tr = _Hoist(line, lambda node: spans.get(id(node), (0, -1)), insert=False)
+        edited = piece.module.visit(tr)
+        if not tr.removed or tr.target is None:
+            return ""
+        return (
+            head.code(_with_import(head.module, tr.target))
+            + "".join(self.source_lines[self.top_end : begin - 1])
+            + piece.code(edited)
+            + "".join(self.source_lines[end:])
+        )
 
-    def code(self, updated: cst.Module) -> str:
-        """``updated.code``, printing only the statements that are not the original ones."""
-        if not self.exact:
-            return updated.code
-        body = [self.pieces.get(id(st)) or updated.code_for_node(st) for st in updated.body]
-        return self.header + "".join(body) + self.footer
+    def _hoist_in_prefix(self, line: int, count: int) -> str | None:
+        """Hoist within the first ``count`` top-level statements parsed as one module (all of
+        them: the whole text)."""
+        end = self.top_end if count == self.top else len(self.source_lines)
+        head = self.part(1, end)
+        if head is None:
+            return None
+        spans = head.lines(self.tree.body[:count], line)
+        tr = _Hoist(line, lambda node: spans.get(id(node), (0, -1)))
+        out = head.module.visit(tr)
+        if not tr.removed:
+            return None
+        return head.code(out) + "".join(self.source_lines[end:])
 
 
 def parse_for_hoist(text: str, tree: ast.Module | None = None) -> HoistSource | None:
-    """The module parsed once per file and reused for every hoist made in it (``tree``: its
-    ``ast``, which gives the lines of the statements around an import)."""
-    try:
-        return HoistSource(text, cst.parse_module(text), tree)
-    except cst.ParserSyntaxError:
-        return None
+    """The module prepared once per file for every hoist made in it (``tree``: its ``ast``,
+    parsed here when not given); None when it does not parse."""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return None
+    return HoistSource(text, tree)
 
 
 def hoist(text: str, line: int, parsed: HoistSource | None = None) -> str | None:
     """The module text with the import statement starting at ``line`` moved to the import block."""
     parsed = parsed if parsed is not None else parse_for_hoist(text)
-    if parsed is None:
-        return None
-    parsed.prepare(line)
-    tr = _Hoist(line, parsed.lines)
-    out = parsed.module.visit(tr)
-    return parsed.code(out) if tr.removed else None
+    return parsed.hoist(line) if parsed is not None else None
 
 
 def hoist_diff(path: str, text: str, line: int, parsed: HoistSource | None = None) -> str:

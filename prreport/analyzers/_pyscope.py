@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import itertools
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -295,6 +296,33 @@ class _Walker:
                     make = functools.partial(_case_text, src, st, case)
                     guard = _Pending("if", case.pattern.lineno, case, make)
                     self._block(case.body, scope, in_func, (*ctx, guard))
+
+
+def child_blocks(st: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists of a compound statement in source order: body, handlers, else,
+    finally, match cases."""
+    if type(st) in SIMPLE_STATEMENTS:
+        return []
+    out = [getattr(st, "body", None) or []]
+    out += [h.body for h in getattr(st, "handlers", ())]
+    out += [getattr(st, "orelse", None) or [], getattr(st, "finalbody", None) or []]
+    out += [c.body for c in getattr(st, "cases", ())]
+    return [b for b in out if b]
+
+
+def all_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body`` and of the blocks nested in it, definitions included, in
+    source order; expressions are not walked (a statement can only sit in a statement list)."""
+    stack: list[Iterator[ast.stmt]] = [iter(body)]
+    while stack:
+        for st in stack[-1]:
+            yield st
+            blocks = child_blocks(st)
+            if blocks:
+                stack.append(itertools.chain.from_iterable(blocks))
+                break
+        else:
+            stack.pop()
 
 
 def _const(text: str) -> Callable[[], str]:
