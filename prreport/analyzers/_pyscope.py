@@ -119,6 +119,7 @@ class ScopeIndex:
     imports: tuple[ImportBinding, ...]
     loops: tuple[Loop, ...]
     scopes: dict[str, tuple[int, int]]
+    classes: frozenset[str] = frozenset()  # the scopes that are class bodies
 
 
 # Statements without nested bodies: the walk never descends into them.
@@ -370,9 +371,12 @@ class _Indexer(_Walker):
         self.loop_imports: dict[int, list[int]] = {}
         self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, str, Pending]] = []
         self.scopes: dict[str, tuple[int, int]] = {}
+        self.classes: set[str] = set()
 
     def on_scope(self, qualname: str, st: ast.stmt) -> None:
         self.scopes[qualname] = (st.lineno, st.end_lineno or st.lineno)
+        if isinstance(st, ast.ClassDef):
+            self.classes.add(qualname)
 
     def on_stmt(self, st: ast.stmt, scope: str, ctx: Pending) -> None:
         if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
@@ -444,7 +448,7 @@ def index(tree: ast.Module, text: str) -> ScopeIndex:
         )
         for st, scope, ctx in ix.loops
     )
-    return ScopeIndex(tuple(ix.imports), loops, ix.scopes)
+    return ScopeIndex(tuple(ix.imports), loops, ix.scopes, frozenset(ix.classes))
 
 
 def _header_exprs(st: ast.stmt) -> Iterable[ast.AST]:
