@@ -1,19 +1,23 @@
-"""Hoist codemods parse with libcst only the parts of a module they edit (the function holding
-the import, the import block at the top): on real standard-library modules every hoist must
-print exactly what the codemod makes of the whole module parsed by libcst, whose statement
-lines come from libcst's own position metadata."""
+"""Hoist codemods edit plain shapes on the text and parse with libcst only the parts of a module
+they edit otherwise (the function holding the import, the import block at the top): on real
+standard-library modules every hoist, made either way, must print exactly what the codemod
+makes of the whole module parsed by libcst, whose statement lines come from libcst's own
+position metadata."""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from prreport.analyzers._hoist import _Hoist, hoist, parse_for_hoist
+from prreport.analyzers._hoist import HoistSource, _holder, hoist, parse_for_hoist
+from prreport.analyzers._hoist_cst import CstParts, _Hoist
 
 MODULES = (
     "argparse",
@@ -65,17 +69,27 @@ class _WholeModule:
         return out.code if tr.removed else None
 
 
-def _assert_every_hoist_matches(text: str, lines: list[int]) -> None:
+def _by_libcst(parsed: HoistSource, line: int) -> str | None:
+    """The hoist made by libcst's parts only (no edit on the text)."""
+    where = _holder(parsed.tree.body, line)
+    return CstParts(parsed).hoist(*where, line) if where else None
+
+
+def _assert_every_hoist_matches(text: str, lines: list[int]) -> int:
     whole = _WholeModule(text)
     assert whole.module.code == text  # libcst prints this module back verbatim
     parsed = parse_for_hoist(text, ast.parse(text))
     assert parsed is not None
-    made = 0
+    made = on_text = 0
     for line in lines:
         expected = whole.hoist(line)
         assert hoist(text, line, parsed) == expected, f"line {line}"
+        assert _by_libcst(parsed, line) == expected, f"line {line} (libcst parts)"
         made += expected is not None
+        where = _holder(parsed.tree.body, line)
+        on_text += where is not None and parsed._plain(where[1], line) is not None
     assert made, "no import was hoisted: the check would pass vacuously"
+    return on_text
 
 
 @pytest.mark.slow
@@ -84,7 +98,7 @@ def test_every_hoist_in_a_real_module_equals_the_whole_module_codemod(name: str)
     text = _text(name)
     lines = _local_imports(text)
     assert len(lines) >= 3, f"{name} has few function-local imports any more: pick another module"
-    _assert_every_hoist_matches(text, lines)
+    print(name, _assert_every_hoist_matches(text, lines), "of", len(lines), "on the text")
 
 
 def test_each_line_is_parsed_at_most_once_per_file():
@@ -92,9 +106,10 @@ def test_each_line_is_parsed_at_most_once_per_file():
     parsed = parse_for_hoist(text)
     assert parsed is not None
     lines = _local_imports(text)
-    outs = [hoist(text, line, parsed) for line in lines]
+    parts_of = CstParts(parsed)
+    outs = [parts_of.hoist(*_holder(parsed.tree.body, line), line) for line in lines]  # type: ignore[misc]
     assert sum(out is not None for out in outs) >= 5
-    parts = sorted(key for key, part in parsed._parts.items() if part is not None)
+    parts = sorted(key for key, part in parts_of._parts.items() if part is not None)
     assert parts[0][0] == 1  # the import block
     for (_b1, e1), (b2, _e2) in zip(parts, parts[1:], strict=False):
         assert e1 < b2  # no two parsed parts share a line
@@ -153,8 +168,59 @@ def test_code_libcst_would_not_print_back_gets_no_codemod():
     lossy = "".join(lines)
     assert cst.parse_module(lossy).code != lossy
     inside = next(x.lineno for x in ast.walk(fn) if isinstance(x, ast.Import))
-    assert hoist(lossy, inside) is None
+    parsed = parse_for_hoist(lossy)
+    assert parsed is not None and _by_libcst(parsed, inside) is None
+    out = hoist(lossy, inside, parsed)  # on the text when its shape is plain: line kept
+    assert out is None or lines[handler.lineno - 1] in out
     elsewhere = [ln for ln in _local_imports(lossy) if not fn.lineno <= ln <= fn.end_lineno]
     outs = [hoist(lossy, ln) for ln in elsewhere]
     made = [out for out in outs if out is not None]
     assert made and all(lines[handler.lineno - 1] in out for out in made)
+
+
+def test_plain_hoists_do_not_import_libcst():
+    # importing libcst costs more than analysing a large PR: plain shapes never need it
+    code = (
+        "import ast, importlib.util, sys\n"
+        "from pathlib import Path\n"
+        "from prreport.analyzers._hoist import hoist_diff, parse_for_hoist\n"
+        "text = Path(importlib.util.find_spec('argparse').origin).read_text(encoding='utf-8')\n"
+        "parsed = parse_for_hoist(text)\n"
+        "lines = [n.lineno for f in ast.walk(parsed.tree) if isinstance(f, ast.FunctionDef)\n"
+        "         for n in f.body if isinstance(n, ast.Import)]\n"
+        "diffs = [hoist_diff('Lib/argparse.py', text, line, parsed) for line in lines]\n"
+        "assert len(lines) >= 3 and all(d.startswith('--- a/Lib/argparse.py') for d in diffs)\n"
+        "print('libcst' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# Lines around a real function-local import (above: its own comments, which move with it;
+# below: the next statement's, whose blank lines go when the import opened the block).
+_AROUND = {
+    "comment above": (["{i}# why it is here\n"], []),
+    "blank and comment above": (["\n", "{i}# why\n", "\n"], []),
+    "comments at other depths": (["# at column zero\n", "{i}  # deeper\n"], []),
+    "blank lines after": ([], ["\n", "\n"]),
+    "comment after": ([], ["\n", "{i}# after\n", "\n"]),
+}
+
+
+@pytest.mark.slow
+def test_comments_and_blank_lines_around_the_import_print_as_libcst_does():
+    real = _text("argparse").splitlines(keepends=True)
+    on_text = 0
+    for line in _local_imports("".join(real))[:3]:
+        row = real[line - 1]
+        indent = row[: len(row) - len(row.lstrip())]
+        for above, below in _AROUND.values():
+            lines = list(real)
+            lines[line - 1 : line] = [
+                *(a.format(i=indent) for a in above),
+                row,
+                *(b.format(i=indent) for b in below),
+            ]
+            text = "".join(lines)
+            on_text += _assert_every_hoist_matches(text, [line + len(above)])
+    assert on_text >= 8

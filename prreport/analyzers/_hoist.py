@@ -1,8 +1,11 @@
-"""A libcst codemod that moves a function-local import into the module's import block.
+"""Hoist codemods: a function-local import moved into the module's import block, as a diff.
 
-The tree is lossless, so comments and formatting elsewhere survive; a name joins an existing
-``from X import (...)`` of the same module when there is one (kept in isort order when the
-block already is), otherwise the statement goes after the last import of its group.
+A name joins an existing ``from X import ...`` of the same module when there is one (kept in
+isort order when the block already is), otherwise the statement goes into its isort group.
+Plain shapes (a one-line import alone on its lines, after code or opening its block; a new
+line in the import block, or a name added to a one-line ``from X import a, b``) are edited
+on the text at the ``ast``'s positions, exactly as libcst prints them; the others go through
+libcst (``_hoist_cst``), which is imported only then and parses only the parts it edits.
 """
 
 from __future__ import annotations
@@ -11,19 +14,41 @@ import ast
 import difflib
 import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
-from prreport.analyzers._pyscope import child_blocks
+from prreport.analyzers._pyscope import SIMPLE_STATEMENTS, child_blocks
 from prreport.textlines import split_lines
 
+if TYPE_CHECKING:
+    from prreport.analyzers._hoist_cst import CstParts
+
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+_COMPOUND: frozenset[type[ast.stmt]] = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        ast.Match,
+        *([getattr(ast, "TryStar")] if sys.version_info >= (3, 11) else []),  # noqa: B009
+    }
+)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FIRST_BREAK = re.compile(r"\r\n|\r|\n")
+_BREAK_AT_END = re.compile(r"(\r\n|\r|\n)\Z")
+# ``from <dots><module> import`` and ``import <module>``, spelled without inner spaces.
+_FROM = re.compile(r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]")
+_SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
 
 
-def _isort_key(name: str) -> tuple[int, str]:
+def isort_key(name: str) -> tuple[int, str]:
     """isort's ``order_by_type``: CONSTANTS, then Classes, then functions."""
     if name.isupper() and len(name) > 1:
         return (0, name.lower())
@@ -32,312 +57,13 @@ def _isort_key(name: str) -> tuple[int, str]:
     return (2, name.lower())
 
 
-def _alias_name(a: cst.ImportAlias) -> str:
-    return cst.Module([]).code_for_node(a.name)
-
-
-def _module_text(node: cst.ImportFrom) -> str:
-    dots = "".join("." for _ in node.relative)
-    mod = cst.Module([]).code_for_node(node.module) if node.module is not None else ""
-    return dots + mod
-
-
-def _group(stmt: cst.BaseSmallStatement) -> int:
-    """isort section: 0 future, 1 standard library, 2 third/first party, 3 relative."""
-    if isinstance(stmt, cst.ImportFrom):
-        text = _module_text(stmt)
-        if text.startswith("."):
-            return 3
-        top = text.split(".")[0]
-        return 0 if top == "__future__" else 1 if top in _STDLIB else 2
-    if isinstance(stmt, cst.Import):
-        top = _alias_name(stmt.names[0]).split(".")[0]
-        return 1 if top in _STDLIB else 2
-    return 2
-
-
-def _order(stmt: cst.BaseSmallStatement) -> tuple[int, str]:
-    """isort order within a section: ``import x`` lines first, then ``from x import``, by module."""
-    if isinstance(stmt, cst.ImportFrom):
-        return (1, _module_text(stmt).lower())
-    if isinstance(stmt, cst.Import):
-        return (0, _alias_name(stmt.names[0]).lower())
-    return (2, "")
-
-
-def _is_blank(line: cst.EmptyLine) -> bool:
-    return line.comment is None
-
-
-def _clean_comma(comma: cst.Comma) -> cst.Comma:
-    """A separator comma without the trailing comment that belonged to another name."""
-    ws = comma.whitespace_after
-    if isinstance(ws, cst.ParenthesizedWhitespace):
-        return comma.with_changes(
-            whitespace_after=ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
-        )
-    return comma
-
-
-def _merge(node: cst.ImportFrom, new: Sequence[cst.ImportAlias]) -> cst.ImportFrom:
-    """``node`` with the aliases of ``new`` added (separator style copied from the block)."""
-    assert not isinstance(node.names, cst.ImportStar)
-    names = list(node.names)
-    have = {
-        (_alias_name(a), a.asname and cst.Module([]).code_for_node(a.asname.name)) for a in names
-    }
-    add = [
-        a
-        for a in new
-        if (_alias_name(a), a.asname and cst.Module([]).code_for_node(a.asname.name)) not in have
-    ]
-    if not add:
-        return node
-    if len(names) >= 2 and isinstance(names[0].comma, cst.Comma):
-        sep = _clean_comma(names[0].comma)
-    elif node.lpar is not None and isinstance(
-        node.lpar.whitespace_after, cst.ParenthesizedWhitespace
-    ):
-        sep = cst.Comma(whitespace_after=node.lpar.whitespace_after)
-    else:
-        sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    last_comma = names[-1].comma
-    keys = [_isort_key(_alias_name(a)) for a in names]
-    in_order = keys == sorted(keys)
-    items = list(names)
-    for a in add:
-        a = a.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        if in_order:
-            k = _isort_key(_alias_name(a))
-            pos = next(
-                (i for i, x in enumerate(items) if _isort_key(_alias_name(x)) > k), len(items)
-            )
-        else:
-            pos = len(items)
-        items.insert(pos, a)
-    out = []
-    for i, a in enumerate(items):
-        if i == len(items) - 1:
-            comma = last_comma
-            if isinstance(comma, cst.Comma):
-                comma = _clean_comma(comma) if a is not names[-1] else comma
-            out.append(a.with_changes(comma=comma))
-            continue
-        own = a.comma
-        comma = sep
-        if (
-            isinstance(own, cst.Comma)
-            and isinstance(own.whitespace_after, cst.ParenthesizedWhitespace)
-            and isinstance(sep.whitespace_after, cst.ParenthesizedWhitespace)
-        ):
-            # keep a name's own trailing comment on its line
-            comma = sep.with_changes(
-                whitespace_after=sep.whitespace_after.with_changes(
-                    first_line=own.whitespace_after.first_line
-                )
-            )
-        out.append(a.with_changes(comma=comma))
-    return node.with_changes(names=out)
-
-
-class _Hoist(cst.CSTTransformer):
-    """Removes the one-statement import line starting at ``line`` from its block and, when
-    ``insert``, adds it to the module's import block (else ``target`` is left to the caller)."""
-
-    def __init__(
-        self, line: int, lines: Callable[[cst.CSTNode], tuple[int, int]], insert: bool = True
-    ) -> None:
-        super().__init__()
-        self.line = line
-        self.lines = lines  # (first, last) line of a statement, its leading blank lines left out
-        self.insert = insert
-        self.target: cst.SimpleStatementLine | None = None
-        self.removed = False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        # Only the compound statements around ``line`` can hold the import: skip the rest of
-        # the module (a transform of every node of a large file costs more than the hoist).
-        if isinstance(node, cst.BaseCompoundStatement):
-            first, last = self.lines(node)
-            if not first <= self.line <= last:
-                return False
-        return super().on_visit(node)
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        if self.target is None and self.lines(node)[0] == self.line:
-            if len(node.body) == 1 and isinstance(node.body[0], (cst.Import, cst.ImportFrom)):
-                self.target = node
-        return False
-
-    def leave_IndentedBlock(
-        self, original: cst.IndentedBlock, updated: cst.IndentedBlock
-    ) -> cst.IndentedBlock:
-        if self.target is None or self.removed or not any(s is self.target for s in original.body):
-            return updated
-        body: list[cst.BaseStatement] = []
-        drop_next_blanks = False
-        for orig, upd in zip(original.body, updated.body, strict=True):
-            if orig is self.target:
-                self.removed = True
-                drop_next_blanks = not body  # it opened the block: no blank line before the rest
-                continue
-            if drop_next_blanks and isinstance(
-                upd, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-            ):
-                lines = list(upd.leading_lines)
-                while lines and _is_blank(lines[0]):
-                    lines.pop(0)
-                upd = upd.with_changes(leading_lines=lines)
-                drop_next_blanks = False
-            body.append(upd)
-        if not body:
-            body = [cst.SimpleStatementLine([cst.Pass()])]
-        return updated.with_changes(body=body)
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if self.target is None or not self.removed or not self.insert:
-            return updated
-        return _with_import(updated, self.target)
-
-
-def _with_import(module: cst.Module, target: cst.SimpleStatementLine) -> cst.Module:
-    """``module`` with the import line ``target`` merged into (or added to) its import block:
-    the statements before its first ``def`` or ``class``."""
-    stmt = target.body[0]
-    body = list(module.body)
-    region: list[int] = []
-    for i, s in enumerate(body):
-        if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-            break
-        if isinstance(s, cst.SimpleStatementLine) and all(
-            isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body
-        ):
-            region.append(i)
-    if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
-        for i in region:
-            line = body[i]
-            assert isinstance(line, cst.SimpleStatementLine)
-            existing = line.body[0]
-            if (
-                len(line.body) == 1
-                and isinstance(existing, cst.ImportFrom)
-                and not isinstance(existing.names, cst.ImportStar)
-                and _module_text(existing) == _module_text(stmt)
-            ):
-                body[i] = line.with_changes(body=[_merge(existing, stmt.names)])
-                return module.with_changes(body=body)
-    comments = [ln for ln in target.leading_lines if not _is_blank(ln)]
-    new = target.with_changes(leading_lines=comments)
-    group, order = _group(stmt), _order(stmt)
-    keys = {i: (_group(_small(body[i])), _order(_small(body[i]))) for i in region}
-    same = [i for i in region if keys[i][0] == group]
-    earlier = [i for i in region if keys[i][0] <= group]
-    later = [i for i in same if keys[i][1] > order]
-    if later:
-        # isort order inside the group; the group's leading blank lines/comments stay on top
-        at = later[0]
-        first = cast(cst.SimpleStatementLine, body[at])
-        body[at] = first.with_changes(leading_lines=[])
-        new = new.with_changes(leading_lines=[*first.leading_lines, *comments])
-    elif same or earlier or region:
-        at = (same or earlier or region)[-1] + 1
-    else:
-        at = 1 if body and _is_docstring(body[0]) else 0
-    body.insert(at, new)
-    return module.with_changes(body=body)
-
-
-def _small(stmt: cst.BaseStatement) -> cst.BaseSmallStatement:
-    """First small statement of an import line (import-block entries are simple lines)."""
-    return cast(cst.SimpleStatementLine, stmt).body[0]
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
-_KINDS: dict[type[cst.CSTNode], tuple[type[ast.stmt], ...]] = {
-    cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef),
-    cst.ClassDef: (ast.ClassDef,),
-    cst.If: (ast.If,),
-    cst.For: (ast.For, ast.AsyncFor),
-    cst.While: (ast.While,),
-    cst.With: (ast.With, ast.AsyncWith),
-    cst.Try: (ast.Try,),
-    cst.Match: (ast.Match,),
-}
-if sys.version_info >= (3, 11):
-    _KINDS[cst.TryStar] = (ast.TryStar,)
-_COMPOUND = frozenset(t for kinds in _KINDS.values() for t in kinds)
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def _follow(
-    body: Sequence[cst.BaseStatement],
-    stmts: list[ast.stmt],
-    line: int,
-    found: dict[int, tuple[int, int]],
-) -> bool:
-    """Lines of the libcst statements of ``body`` from their ``ast`` twins (``stmts``), and of
-    the statements inside those that hold ``line``; False when the two trees do not line up."""
-    i = 0
-    for node in body:
-        if isinstance(node, cst.SimpleStatementLine):
-            group = stmts[i : i + len(node.body)]
-            i += len(node.body)
-            if len(group) != len(node.body) or any(type(a) in _COMPOUND for a in group):
-                return False
-            found[id(node)] = (group[0].lineno, max(a.end_lineno or a.lineno for a in group))
-            continue
-        if i >= len(stmts) or not isinstance(stmts[i], _KINDS.get(type(node), ())):
-            return False
-        a = stmts[i]
-        i += 1
-        decorators = getattr(a, "decorator_list", [])
-        start = min([a.lineno, *(d.lineno for d in decorators)])
-        found[id(node)] = (start, a.end_lineno or a.lineno)
-        if start <= line <= (a.end_lineno or a.lineno) and not _inner(node, a, line, found):
-            return False
-    return i == len(stmts)
-
-
-def _inner(node: cst.CSTNode, a: Any, line: int, found: dict[int, tuple[int, int]]) -> bool:
-    """``_follow`` into the blocks of one compound statement (its body, else, handlers...)."""
-    pairs: list[tuple[Any, list[ast.stmt]]] = [(getattr(node, "body", None), a.body)]
-    if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
-        elif_ = a.orelse[0] if len(a.orelse) == 1 and isinstance(a.orelse[0], ast.If) else None
-        if elif_ is None:
-            return False
-        found[id(node.orelse)] = (elif_.lineno, elif_.end_lineno or elif_.lineno)
-        if elif_.lineno <= line <= (elif_.end_lineno or elif_.lineno):
-            if not _inner(node.orelse, elif_, line, found):
-                return False
-    elif getattr(node, "orelse", None) is not None:
-        pairs.append((node.orelse.body, a.orelse))  # type: ignore[attr-defined]
-    if isinstance(node, (cst.Try, cst.TryStar)):
-        if len(node.handlers) != len(a.handlers):
-            return False
-        pairs += [
-            (getattr(h, "body", None), ah.body)
-            for h, ah in zip(node.handlers, a.handlers, strict=True)
-        ]
-        if node.finalbody is not None:
-            pairs.append((node.finalbody.body, a.finalbody))
-    if isinstance(node, cst.Match):
-        if len(node.cases) != len(a.cases):
-            return False
-        pairs = [(c.body, ac.body) for c, ac in zip(node.cases, a.cases, strict=True)]
-    for block, stmts in pairs:
-        if isinstance(block, cst.IndentedBlock) and not _follow(block.body, stmts, line, found):
-            return False
-    return True
-
-
-_FIRST_BREAK = re.compile(r"\r\n|\r|\n")
+def section(module: str) -> int:
+    """isort section of an imported module: 0 future, 1 standard library, 2 third/first party,
+    3 relative (``module`` with its leading dots)."""
+    if module.startswith("."):
+        return 3
+    top = module.split(".")[0]
+    return 0 if top == "__future__" else 1 if top in _STDLIB else 2
 
 
 def _span(st: ast.stmt) -> tuple[int, int]:
@@ -371,55 +97,42 @@ def _holder(body: list[ast.stmt], line: int) -> tuple[int, ast.stmt] | None:
     return at, node
 
 
-class _Part:
-    """Whole lines ``begin``-``end`` (1-based) of a module's text parsed by libcst alone, an
-    indented statement under an ``if 1:`` line (``wrap``) that its print leaves out again."""
+def _find(node: ast.stmt, line: int) -> tuple[list[ast.stmt], int] | None:
+    """(block, index) of the import statement starting at ``line`` inside ``node``."""
+    for block in child_blocks(node):
+        for k, st in enumerate(block):
+            if st.lineno == line and isinstance(st, (ast.Import, ast.ImportFrom)):
+                return block, k
+            if type(st) in _COMPOUND and _span(st)[0] <= line <= _span(st)[1]:
+                return _find(st, line)
+    return None
 
-    def __init__(self, text: str, begin: int, end: int, wrap: str) -> None:
-        self.begin = begin
-        self.end = end
-        self.wrap = wrap
-        self.module = cst.parse_module(wrap + text)
 
-    def statements(self) -> Sequence[cst.BaseStatement]:
-        """The part's own statements (inside the ``if 1:`` when wrapped)."""
-        if not self.wrap:
-            return self.module.body
-        block = cast(cst.If, self.module.body[0]).body
-        return cast(cst.IndentedBlock, block).body
+def _plain_line(line: str) -> bool:
+    """A line libcst keeps as plain whitespace, code and comment (no form feed, no ``\\``)."""
+    return "\f" not in line and "\\" not in line
 
-    def lines(self, stmts: list[ast.stmt], line: int) -> dict[int, tuple[int, int]]:
-        """Lines of the part's statements (as ``_follow`` gives them) around ``line``: from the
-        ``ast`` twins ``stmts`` when the trees line up, else by libcst's position pass."""
-        found: dict[int, tuple[int, int]] = {}
-        if self.wrap:
-            found[id(self.module.body[0])] = (self.begin, self.end)
-        if _follow(self.statements(), stmts, line, found):
-            return found
-        offset = self.begin - 1 - (1 if self.wrap else 0)
-        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return {
-            id(node): (pos.start.line + offset, pos.end.line + offset)
-            for node, pos in positions.items()
-            if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement))
-        }
 
-    def code(self, updated: cst.Module) -> str:
-        """The text of ``updated`` (the part's module after an edit), without the ``if 1:``."""
-        code = updated.code
-        if not code.startswith(self.wrap):
-            raise ValueError("the wrapping line did not print back")
-        return code[len(self.wrap) :]
+def _empty(line: str) -> bool:
+    """A blank or comment-only line (an ``EmptyLine`` of libcst)."""
+    stripped = line.strip(" \t\r\n")
+    return not stripped or stripped.startswith("#")
+
+
+@dataclass
+class _Edit:
+    """Lines ``start``-``end`` (0-based, end exclusive) of the text replaced by ``new``."""
+
+    start: int
+    end: int
+    new: list[str]
 
 
 class HoistSource:
-    """A module whose hoists parse with libcst only what they edit, each part at most once.
+    """A module prepared once for every hoist made in it: its text, lines and ``ast``.
 
-    A hoist removes an import from the compound statement around it and adds it to the import
-    block (the statements before the first ``def`` or ``class``): libcst parses those two parts
-    of the text, cut at the lines the ``ast`` gives, and the rest of the text is kept as is.
-    The whole module is parsed only when the import is inside the import block itself or a
-    part cannot stand alone; a part libcst does not print back verbatim makes no codemod.
+    Plain shapes are edited on the lines; the others go to libcst (``_hoist_cst``), which
+    parses only the parts of the text a hoist edits, each at most once.
     """
 
     def __init__(self, text: str, tree: ast.Module) -> None:
@@ -435,30 +148,7 @@ class HoistSource:
         self.top_end = (
             _span(top[self.top])[0] - 1 if self.top < len(top) else len(self.source_lines)
         )
-        self._parts: dict[tuple[int, int], _Part | None] = {}
-
-    def part(self, begin: int, end: int, statement: bool = False) -> _Part | None:
-        """Lines ``begin``-``end`` parsed by libcst (once; ``statement``: they are one statement,
-        maybe indented), or None when they do not parse alone or would print with another line
-        break than the whole module."""
-        key = (begin, end)
-        if key not in self._parts:
-            first = self.source_lines[begin - 1] if statement else ""
-            wrap = f"if 1:{self.newline}" if first[:1] in (" ", "\t", "\f") else ""
-            text = "".join(self.source_lines[begin - 1 : end])
-            try:
-                part: _Part | None = _Part(text, begin, end, wrap)
-            except cst.ParserSyntaxError:
-                part = None
-            if part is not None and part.module.code != wrap + text:
-                part = None  # libcst would rewrite some of it (e.g. ``except (A, B) :``)
-            if part is not None and part.module.default_newline != self.newline:
-                if _FIRST_BREAK.search(text):
-                    part = None  # another first line break: its default newline differs
-                else:
-                    part.module = part.module.with_changes(default_newline=self.newline)
-            self._parts[key] = part
-        return self._parts[key]
+        self._cst: CstParts | None = None
 
     def hoist(self, line: int) -> str | None:
         """The text with the import statement starting at ``line`` moved to the import block."""
@@ -467,46 +157,188 @@ class HoistSource:
             return None  # a module-level import, or no statement there
         at, holder = where
         if at >= self.top:
-            try:
-                out = self._hoist_in_parts(holder, line)
-            except ValueError:
-                out = None
-            if out is not None:
-                return out or None
-        return self._hoist_in_prefix(line, len(self.tree.body) if at >= self.top else self.top)
+            plain = self._plain(holder, line)
+            if plain is not None:
+                return plain
+        if self._cst is None:
+            from prreport.analyzers._hoist_cst import CstParts  # libcst: only for these
 
-    def _hoist_in_parts(self, holder: ast.stmt, line: int) -> str | None:
-        """Hoist from the statement ``holder`` into the import block, each parsed alone; ""
-        when no import line could be removed there, None when a part cannot be used."""
-        begin, end = _span(holder)
-        piece, head = self.part(begin, end, statement=True), self.part(1, self.top_end)
-        if piece is None or head is None:
-            return None
-        spans = piece.lines([holder], line)
-        tr = _Hoist(line, lambda node: spans.get(id(node), (0, -1)), insert=False)
-        edited = piece.module.visit(tr)
-        if not tr.removed or tr.target is None:
-            return ""
-        return (
-            head.code(_with_import(head.module, tr.target))
-            + "".join(self.source_lines[self.top_end : begin - 1])
-            + piece.code(edited)
-            + "".join(self.source_lines[end:])
-        )
+            self._cst = CstParts(self)
+        return self._cst.hoist(at, holder, line)
 
-    def _hoist_in_prefix(self, line: int, count: int) -> str | None:
-        """Hoist within the first ``count`` top-level statements parsed as one module (all of
-        them: the whole text)."""
-        end = self.top_end if count == self.top else len(self.source_lines)
-        head = self.part(1, end)
-        if head is None:
+    def _plain(self, holder: ast.stmt, line: int) -> str | None:
+        """The hoist edited on the lines, or None when its shape is not a plain one."""
+        found = _find(holder, line)
+        if found is None:
             return None
-        spans = head.lines(self.tree.body[:count], line)
-        tr = _Hoist(line, lambda node: spans.get(id(node), (0, -1)))
-        out = head.module.visit(tr)
-        if not tr.removed:
+        block, k = found
+        stmt = block[k]
+        assert isinstance(stmt, (ast.Import, ast.ImportFrom))
+        removal = self._removal(block, k)
+        if removal is None or stmt.lineno != stmt.end_lineno:
             return None
-        return head.code(out) + "".join(self.source_lines[end:])
+        moved = self.source_lines[stmt.lineno - 1]
+        indent = moved[: stmt.col_offset]
+        comments = [
+            ln[len(indent) :] if ln.startswith(indent) else ln
+            for ln in self.source_lines[removal.start : stmt.lineno - 1]
+            if ln.strip(" \t\r\n")
+        ]
+        insertion = self._insertion(stmt, [*comments, moved[len(indent) :]])
+        if insertion is None:
+            return None
+        lines = list(self.source_lines)
+        for edit in sorted((removal, insertion), key=lambda e: -e.start):
+            lines[edit.start : edit.end] = edit.new
+        return "".join(lines)
+
+    def _removal(self, block: list[ast.stmt], k: int) -> _Edit | None:
+        """The import ``block[k]`` taken out with the comment and blank lines above it (libcst's
+        ``leading_lines``); ``pass`` when it was alone, the blank lines after it when it opened
+        its block. None unless the lines around it are plain."""
+        stmt = block[k]
+        lines = self.source_lines
+        first = stmt.lineno - 1
+        row = lines[first]
+        if row[: stmt.col_offset].strip(" \t") or not all(map(_plain_line, lines[first - 1 :][:2])):
+            return None  # shares its line, or a line libcst would read otherwise
+        start = first
+        while start > 0 and _empty(lines[start - 1]) and _plain_line(lines[start - 1]):
+            start -= 1
+        if start == 0 or _empty(lines[start - 1]) or not _plain_line(lines[start - 1]):
+            return None
+        prev = block[k - 1] if k else None
+        if prev is not None and prev.end_lineno != start:
+            return None
+        if prev is not None and type(prev) not in SIMPLE_STATEMENTS and start != first:
+            return None  # lines after a block may belong to it: left to libcst
+        end = first + 1
+        nxt = block[k + 1] if k + 1 < len(block) else None
+        if nxt is not None and nxt.lineno <= end:
+            return None
+        new: list[str] = []
+        if nxt is None and prev is None:
+            new = [row[: stmt.col_offset] + "pass" + self.newline]
+        elif prev is None:
+            # it opened its block: the next statement's blank lines above it go too
+            assert nxt is not None
+            gap = lines[end : nxt.lineno - 1]
+            if not all(map(_plain_line, gap)) or not all(map(_empty, gap)):
+                return None
+            while end < nxt.lineno - 1 and not lines[end].strip(" \t\r\n"):
+                end += 1
+        if not _BREAK_AT_END.search(row):
+            return None
+        return _Edit(start, end, new)
+
+    def _insertion(self, stmt: ast.Import | ast.ImportFrom, moved: list[str]) -> _Edit | None:
+        """Where the import block takes the statement (``moved``: its comment lines and its
+        line, unindented), or the line of the one-line ``from X import`` it joins. None
+        unless every import line of the block is one plain statement."""
+        body = self.tree.body
+        region: list[int] = []
+        for i, st in enumerate(body[: self.top]):
+            if not isinstance(st, (ast.Import, ast.ImportFrom)):
+                continue
+            shared = (i and body[i - 1].end_lineno == st.lineno) or (
+                i + 1 < len(body) and body[i + 1].lineno == st.end_lineno
+            )
+            if shared or self._module(st) is None:
+                return None  # ``import a; import b``, or a spelling the text does not show
+            region.append(i)
+        module = self._module(stmt)
+        if module is None:
+            return None
+        if isinstance(stmt, ast.ImportFrom) and stmt.names[0].name != "*":
+            for i in region:
+                st = body[i]
+                if isinstance(st, ast.ImportFrom) and st.names[0].name != "*":
+                    if self._module(st) == module:
+                        return self._merge(st, stmt)
+        group, order = section(module), (isinstance(stmt, ast.ImportFrom), module.lower())
+        keys = {}
+        for i in region:
+            name = self._module(body[i]) or ""
+            keys[i] = (section(name), (isinstance(body[i], ast.ImportFrom), name.lower()))
+        same = [i for i in region if keys[i][0] == group]
+        earlier = [i for i in region if keys[i][0] <= group]
+        later = [i for i in same if keys[i][1] > order]
+        if later:
+            at = body[later[0]].lineno - 1  # below the group's blank and comment lines
+        elif same or earlier or region:
+            at = body[(same or earlier or region)[-1]].end_lineno or 0
+        elif body and _docstring(body[0]):
+            at = body[0].end_lineno or 0
+        else:
+            return None  # the top of the module: its header comments are libcst's to place
+        if at == 0 or not _BREAK_AT_END.search(self.source_lines[at - 1]):
+            return None
+        return _Edit(at, at, moved)
+
+    def _module(self, st: ast.stmt) -> str | None:
+        """The module ``st`` imports (``import a.b``: its first name), as libcst spells it, or
+        None when the text spells it with inner spaces or over several lines."""
+        if not isinstance(st, (ast.Import, ast.ImportFrom)) or st.lineno != st.end_lineno:
+            return None
+        row = self.source_lines[st.lineno - 1]
+        if not _plain_line(row) or not row.isascii():
+            return None  # (``ast`` columns count UTF-8 bytes)
+        if isinstance(st, ast.ImportFrom):
+            m = _FROM.match(row, st.col_offset)
+            name = "." * st.level + (st.module or "")
+            return name if m and m.group(1) + m.group(2) == name else None
+        first = st.names[0]
+        spelled = row[first.col_offset : first.end_col_offset].split()
+        return first.name if spelled and spelled[0] == first.name else None
+
+    def _merge(self, into: ast.ImportFrom, stmt: ast.ImportFrom) -> _Edit | None:
+        """``stmt``'s names added to the one-line, unparenthesised ``from X import a, b``."""
+        row = self.source_lines[into.lineno - 1]
+        names = into.names
+        head = row[: names[0].col_offset]
+        if "(" in head or not _FROM.match(head, into.col_offset):
+            return None
+        texts = [row[a.col_offset : a.end_col_offset] for a in names]
+        gaps = [
+            row[a.end_col_offset : b.col_offset] for a, b in zip(names, names[1:], strict=False)
+        ]
+        if not all(_SEPARATOR.fullmatch(g) for g in gaps):
+            return None
+        own = self.source_lines[stmt.lineno - 1]
+        if not own.isascii():
+            return None
+        have = {(a.name, a.asname) for a in names}
+        add = [
+            own[a.col_offset : a.end_col_offset]
+            for a in stmt.names
+            if (a.name, a.asname) not in have
+        ]
+        if not add:
+            return _Edit(into.lineno - 1, into.lineno - 1, [])
+        if any(" as " not in t and t != n.name for t, n in zip(texts, names, strict=True)):
+            return None
+        sep = gaps[0] if gaps else ", "
+        keys = [isort_key(a.name) for a in names]
+        items = list(texts)
+        for text in add:
+            if keys == sorted(keys):
+                k = isort_key(text.split()[0])
+                pos = next(
+                    (i for i, x in enumerate(items) if isort_key(x.split()[0]) > k), len(items)
+                )
+            else:
+                pos = len(items)
+            items.insert(pos, text)
+        tail = row[names[-1].end_col_offset :]
+        return _Edit(into.lineno - 1, into.lineno, [head + sep.join(items) + tail])
+
+
+def _docstring(st: ast.stmt) -> bool:
+    return (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Constant)
+        and isinstance(st.value.value, (str, bytes))
+    )
 
 
 def parse_for_hoist(text: str, tree: ast.Module | None = None) -> HoistSource | None:
