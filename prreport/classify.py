@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 from collections.abc import Iterable, Sequence
 
@@ -69,6 +70,13 @@ def category(path: str) -> str:
     return "source"
 
 
+@functools.lru_cache(maxsize=16)
+def _package_dirs(head_paths: tuple[str, ...]) -> frozenset[str]:
+    """Directories holding an ``__init__.py`` (asked once per file of a PR, and per head path
+    when every module's name is listed: made once per set of head paths)."""
+    return frozenset(posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py"))
+
+
 def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterable[str]) -> str:
     """Module label from ``[modules]`` globs, else the dotted package path of the file's directory."""
     for pattern, label in globs:
@@ -77,7 +85,7 @@ def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterabl
     directory = posixpath.dirname(path)
     if not path.endswith(".py"):
         return directory or "."
-    inits = {posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py")}
+    inits = _package_dirs(tuple(head_paths))
     parts = directory.split("/") if directory else []
     # Walk up while each directory is a package; the first non-package ancestor is the root.
     start = len(parts)
@@ -89,7 +97,7 @@ def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterabl
 
 def python_module_path(path: str, head_paths: Iterable[str]) -> str:
     """Dotted import name of a Python file (``python/pkg/sub/mod.py`` -> ``pkg.sub.mod``)."""
-    inits = {posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py")}
+    inits = _package_dirs(tuple(head_paths))
     directory = posixpath.dirname(path)
     parts = directory.split("/") if directory else []
     start = len(parts)

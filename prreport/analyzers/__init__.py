@@ -215,6 +215,7 @@ _PER_SIDE = frozenset(
         "lines",
         "scopes",
         "optional-flags",
+        "if-tests",
     }
 )
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:

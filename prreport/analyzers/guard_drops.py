@@ -8,10 +8,12 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import dump, same_tree
 from prreport.analyzers._equiv import _absolute
+from prreport.analyzers._pyscope import all_statements
 from prreport.analyzers.behavior import functions
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
@@ -277,6 +279,12 @@ def _named(test: ast.expr) -> tuple[str, bool]:
     return "", False
 
 
+def _if_tests(tree: ast.Module) -> frozenset[str]:
+    """Names tested by an ``if NAME:`` (or ``not NAME``, ``NAME is None``) anywhere in a module."""
+    tested = {_named(st.test)[0] for st in all_statements(tree.body) if isinstance(st, ast.If)}
+    return frozenset(tested - {""})
+
+
 def _caught(node: ast.Try) -> list[str]:
     out = []
     for h in node.handlers:
@@ -333,7 +341,7 @@ class GuardDropAnalyzer(Analyzer):
                 files |= {p for p in _PACKAGING if p in heads and bundle.file(p) is None}
             module = python_module_path(f.before_path, bundle.head_paths or (f.before_path,))
             package = module if f.before_path.endswith("__init__.py") else module.rpartition(".")[0]
-            tested = {_named(n.test)[0] for n in ast.walk(tree) if isinstance(n, ast.If)} - {""}
+            tested = sources.memo(f.before_path, "before", "if-tests", partial(_if_tests, tree))
             for st in tree.body:
                 if isinstance(st, ast.ImportFrom) and any(
                     (a.asname or a.name) in tested for a in st.names
