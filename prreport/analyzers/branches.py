@@ -8,6 +8,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._assume import (
+    Assumption,
+    Facts,
+    decide,
+    dotted,
+    facts_of,
+    imports_of,
+    outcome,
+    simplify,
+)
 from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks, same_tree
 from prreport.analyzers._pyscope import SIMPLE_STATEMENTS
 from prreport.bundle import FileChange, PullRequestBundle
@@ -285,18 +295,25 @@ class BranchesAnalyzer(Analyzer):
                 [c for c in _chains(at, "", _within(scopes)) if c.scope in scopes] if scopes else []
             )
             used: set[int] = set()
+            facts = _lazy_facts(bt, at)
             for b in befores:
                 for a in afters:
                     if id(a) in used or a.scope != b.scope:
                         continue
-                    found = self._match(f, b, a, removed, added)
+                    found = self._match(f, b, a, removed, added, facts)
                     if found is not None:
                         used.add(id(a))
                         yield found
                         break
 
     def _match(
-        self, f: FileChange, b: _Chain, a: _Chain, removed: set[int], added: set[int]
+        self,
+        f: FileChange,
+        b: _Chain,
+        a: _Chain,
+        removed: set[int],
+        added: set[int],
+        facts: Callable[[], tuple[Facts, Facts]],
     ) -> Finding | None:
         details: dict = {
             "scope": b.scope or "<module>",
@@ -338,6 +355,9 @@ class BranchesAnalyzer(Analyzer):
                 details.update(
                     proven=proven, method="tests-independent-of-statement" if proven else "none"
                 )
+        elif same_tests and (early := _early_return(b, a, facts)) is not None:
+            details.update(early)
+            extra_after.append(a.stmts[a.index - 1].lineno)
         elif len(a.tests) < len(b.tests):
             details["pattern"] = "merged-branches"
             ok, _subject, values, _counter = _enumerate(b, a)
@@ -374,7 +394,8 @@ class BranchesAnalyzer(Analyzer):
         details["before_branches"] = len(b.tests)
         details["after_branches"] = len(a.tests)
         ex: list[tuple[str, str, int]] = []
-        if details["proven"]:
+        # An early return whose cost is named (the inputs answered differently) explains its lines.
+        if details["proven"] or details.get("inputs"):
             ex += explains(f.path, "-", lines_with_blanks(f.before, *b.span, removed))
             start = min([a.span[0], *extra_after])
             end = max([a.span[1], *extra_after])
@@ -468,3 +489,143 @@ def _subject_text(b: _Chain, a: _Chain) -> str:
                 left = n.left if not isinstance(n.left, ast.Constant) else n.comparators[0]
                 return ast.unparse(left)
     return ""
+
+
+def _lazy_facts(bt: ast.Module, at: ast.Module) -> Callable[[], tuple[Facts, Facts]]:
+    """The (before, after) facts of a file, read the first time a chain asks."""
+    memo: list[tuple[Facts, Facts]] = []
+
+    def get() -> tuple[Facts, Facts]:
+        if not memo:
+            memo.append((facts_of(bt), facts_of(at)))
+        return memo[0]
+
+    return get
+
+
+def _early_test(st: ast.stmt) -> tuple[ast.expr, ast.expr, list[ast.stmt]] | None:
+    """(subject, value, body) of ``if subject == value: <imports> return/raise ...`` (no else)."""
+    if not isinstance(st, ast.If) or st.orelse or not isinstance(st.body[-1], _EXITS):
+        return None
+    if not all(isinstance(x, (ast.Import, ast.ImportFrom)) for x in st.body[:-1]):
+        return None
+    t = st.test
+    if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+        return None
+    left, right = t.left, t.comparators[0]
+    if _is_value(left) and not _is_value(right):
+        left, right = right, left
+    if dotted(left) is None or not _is_value(right):
+        return None
+    return left, right, st.body
+
+
+def _is_value(node: ast.expr) -> bool:
+    """A literal or a dotted name (an enum member, a class constant)."""
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.Attribute) and dotted(node) is not None
+    )
+
+
+def _early_return(b: _Chain, a: _Chain, facts: Callable[[], tuple[Facts, Facts]]) -> dict | None:
+    """Details of a chain whose answer for one value moved into an early ``if x == K: return``
+    just before it, or None when that is not the shape or a path cannot be followed.
+
+    Case analysis on ``x == K``: for ``x != K`` the after chain must do what the before chain
+    did (equal up to entries for K that are never read); for ``x == K`` every before path
+    (each branch, and falling through) is compared with the early return: the paths that
+    answered otherwise are the inputs now answered differently.
+    """
+    if a.index == 0 or len(a.tests) != len(b.tests):
+        return None
+    early = _early_test(a.stmts[a.index - 1])
+    if early is None:
+        return None
+    subject, value, body = early
+    prefix_b, prefix_a = b.stmts[: b.index], a.stmts[: a.index - 1]
+    rest_b, rest_a = b.stmts[b.index + 1 :], a.stmts[a.index + 1 :]
+    if not (same_tree(prefix_b, prefix_a) and same_tree(rest_b, rest_a)):
+        return None
+    fb, fa = facts()
+    yes, no = Assumption(subject, value, True), Assumption(subject, value, False)
+    # x != K: the after chain is the before chain.
+    for (_, xb), (_, xa) in zip(_paths(b), _paths(a), strict=True):
+        sb, sa = simplify(xb, no, fb), simplify(xa, no, fa)
+        if sb is None or sa is None or not same_tree(sb, sa):
+            return None
+    # x == K: every path of the before chain against the early return.
+    known = imports_of(prefix_b)
+    answer = outcome(body, None, known)
+    if answer is None:
+        return None
+    inputs: list[dict] = []
+    earlier: list[ast.expr] = []
+    for test, path in _paths(b):
+        taken = decide(test, yes, fb) if test is not None else True
+        if taken is not False:
+            folded = simplify(path, yes, fb)
+            then = outcome(folded, None, known) if folded is not None else None
+            if folded is None or then is None:
+                return None  # a path we cannot follow: claim nothing
+            if then != answer:
+                inputs.append(
+                    {
+                        "when": _when(subject, value, earlier, test),
+                        "before": ast.unparse(_exit(folded)),
+                        "after": ast.unparse(body[-1]),
+                    }
+                )
+        if taken is True:
+            break
+        if test is not None:
+            earlier.append(test)
+    return {
+        "pattern": "early-return",
+        "subject": ast.unparse(subject),
+        "value": ast.unparse(value),
+        "returns": ast.unparse(body[-1]),
+        "proven": not inputs,
+        "method": "case-analysis",
+        "behavior_change": bool(inputs),
+        "inputs": inputs,
+    }
+
+
+def _paths(c: _Chain) -> list[tuple[ast.expr | None, list[ast.stmt]]]:
+    """Each branch followed by the statements after the chain; a missing else is the path that
+    takes no branch (``None`` test)."""
+    rest = c.stmts[c.index + 1 :]
+    out = [(t, [*body, *rest]) for t, body in zip(c.tests, c.bodies, strict=True)]
+    if not c.has_else:
+        out.append((None, list(rest)))
+    return out
+
+
+def _exit(stmts: list[ast.stmt]) -> ast.stmt:
+    return next(st for st in stmts if isinstance(st, _EXITS))
+
+
+def _when(
+    subject: ast.expr, value: ast.expr, earlier: list[ast.expr], test: ast.expr | None
+) -> str:
+    """The inputs of one path, as a condition: ``x == K`` and the chain's own tests."""
+    parts = [f"{ast.unparse(subject)} == {ast.unparse(value)}"]
+    values = _one_subject(earlier)
+    if test is None and values is not None:
+        parts.append(f"{values[0]} not in ({', '.join(values[1])})")
+    else:
+        parts += [f"not ({ast.unparse(t)})" for t in earlier]
+        if test is not None:
+            parts.append(ast.unparse(test))
+    return " and ".join(parts)
+
+
+def _one_subject(tests: list[ast.expr]) -> tuple[str, list[str]] | None:
+    """(subject, values) when every test is ``subject == value`` on one subject."""
+    subjects, values = set(), []
+    for t in tests:
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+            return None
+        subjects.add(ast.unparse(t.left))
+        values.append(ast.unparse(t.comparators[0]))
+    return (subjects.pop(), values) if len(subjects) == 1 else None
