@@ -79,12 +79,13 @@ def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFil
 
 
 def _real_bases(cls: Definition) -> list[str]:
-    """Bases that may define methods (``object``, ``ABC``, ``Generic[...]`` left out)."""
+    """Bases that may define methods (``object``, ``ABC``, ``Generic[...]`` left out), without
+    their type arguments (``BaseReporter[R, C, str]`` is the class ``BaseReporter``)."""
+    names = [b.partition("[")[0].strip() for b in cls.bases]
     return [
         b
-        for b in cls.bases
-        if b not in ("object", "ABC", "abc.ABC", "Generic", "Protocol")
-        and not b.startswith(("Generic[", "Protocol["))
+        for b in names
+        if b not in ("object", "ABC", "abc.ABC", "Generic", "Protocol", "typing.Generic")
     ]
 
 
@@ -477,7 +478,7 @@ def _subclasses(
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
-                ast.unparse(b).rsplit(".", 1)[-1] == cls.name for b in node.bases
+                ast.unparse(b).partition("[")[0].rsplit(".", 1)[-1] == cls.name for b in node.bases
             ):
                 own = next(
                     (
