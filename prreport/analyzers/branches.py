@@ -321,6 +321,7 @@ class BranchesAnalyzer(Analyzer):
             "after_line": a.span[0],
         }
         extra_after: list[int] = []
+        extra_before: list[int] = []
         if len(a.tests) > len(b.tests):
             return None  # a chain that grew is neither a merge nor a hoist
         same_tests = all(_same(x, y) for x, y in zip(a.tests, b.tests, strict=False))
@@ -357,7 +358,9 @@ class BranchesAnalyzer(Analyzer):
                 )
         elif same_tests and (early := _early_return(b, a, facts)) is not None:
             details.update(early)
-            extra_after.append(a.stmts[a.index - 1].lineno)
+            # The early if, and the code after the chain that the case analysis compared.
+            extra_after += [a.stmts[a.index - 1].lineno, _block_end(a)]
+            extra_before.append(_block_end(b))
         elif len(a.tests) < len(b.tests):
             details["pattern"] = "merged-branches"
             ok, _subject, values, _counter = _enumerate(b, a)
@@ -396,7 +399,8 @@ class BranchesAnalyzer(Analyzer):
         ex: list[tuple[str, str, int]] = []
         # An early return whose cost is named (the inputs answered differently) explains its lines.
         if details["proven"] or details.get("inputs"):
-            ex += explains(f.path, "-", lines_with_blanks(f.before, *b.span, removed))
+            end_b = max([b.span[1], *extra_before])
+            ex += explains(f.path, "-", lines_with_blanks(f.before, b.span[0], end_b, removed))
             start = min([a.span[0], *extra_after])
             end = max([a.span[1], *extra_after])
             ex += explains(f.path, "+", lines_with_blanks(f.after, start, end, added))
@@ -542,9 +546,9 @@ def _early_return(b: _Chain, a: _Chain, facts: Callable[[], tuple[Facts, Facts]]
     if early is None:
         return None
     subject, value, body = early
-    prefix_b, prefix_a = b.stmts[: b.index], a.stmts[: a.index - 1]
-    rest_b, rest_a = b.stmts[b.index + 1 :], a.stmts[a.index + 1 :]
-    if not (same_tree(prefix_b, prefix_a) and same_tree(rest_b, rest_a)):
+    # The code before is the same; the code after the chain is compared on each path below.
+    prefix_b = b.stmts[: b.index]
+    if not same_tree(prefix_b, a.stmts[: a.index - 1]):
         return None
     fb, fa = facts()
     yes, no = Assumption(subject, value, True), Assumption(subject, value, False)
@@ -589,6 +593,12 @@ def _early_return(b: _Chain, a: _Chain, facts: Callable[[], tuple[Facts, Facts]]
         "behavior_change": bool(inputs),
         "inputs": inputs,
     }
+
+
+def _block_end(c: _Chain) -> int:
+    """Last line of the block that holds the chain."""
+    last = c.stmts[-1]
+    return last.end_lineno or last.lineno
 
 
 def _paths(c: _Chain) -> list[tuple[ast.expr | None, list[ast.stmt]]]:
