@@ -175,3 +175,53 @@ def test_what_the_case_analysis_cannot_follow_is_not_claimed(tmp_path: Path, var
     [changed] = _of(a, "behavior.changed")
     assert "inputs" not in changed.details
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# -- else after an exit flattened (black 95fd5cb6: "Use early returns in get_grammars()") -----
+
+BLACK = Path(__file__).parent / "corpus" / "bundles" / "black-95fd5cb6.json.gz"
+
+
+def _black_texts() -> tuple[str, str]:
+    f = load_bundle(BLACK).file("black.py")
+    assert f is not None and f.before is not None and f.after is not None
+    return f.before, f.after
+
+
+def _grammars(a: Analysis, kind: str) -> list[Finding]:
+    return [f for f in a.model.findings if f.kind == kind and f.symbol == "get_grammars"]
+
+
+def test_elif_and_else_after_returning_branches_become_early_returns(tmp_path: Path):
+    before, after = _black_texts()
+    a = analyse_commit(tmp_path, {"black.py": before}, {"black.py": after}, message="Early (#1)")
+    [fd] = _grammars(a, "code.branches-flattened")
+    assert fd.details["proven"] is True and fd.explains
+    assert all(f.details.get("accounted_by") for f in _grammars(a, "behavior.changed"))
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+_FIRST = "        # No target_version specified, so try all grammars.\n        return ["
+_PY2 = "        # Python 2-only code, so try Python 2 grammars.\n        return ["
+
+
+@pytest.mark.parametrize(
+    ("old", "both"),
+    [
+        # The Python 2 branch no longer returns: Python 2 targets fall into the Python 3 tail.
+        (_PY2, False),
+        # The first branch does not exit (in both versions): with no targets the old chain
+        # ended there, the new code goes on to the next test (all() of nothing is true).
+        (_FIRST, True),
+    ],
+)
+def test_a_flattening_that_changes_a_path_is_not_claimed(tmp_path: Path, old: str, both: bool):
+    before, after = _black_texts()
+    assert old in after and old in before
+    new = old.replace("return [", "grammars = [")
+    after = after.replace(old, new, 1)
+    if both:
+        before = before.replace(old, new, 1)
+    a = analyse_commit(tmp_path, {"black.py": before}, {"black.py": after}, message="Early (#1)")
+    assert _grammars(a, "code.branches-flattened") == []
+    assert a.model.summary.verdict != "pure-refactor"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -18,7 +19,14 @@ from prreport.analyzers._assume import (
     outcome,
     simplify,
 )
-from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks, same_tree
+from prreport.analyzers._defs import (
+    bound_names,
+    dump,
+    explains,
+    file_index,
+    lines_with_blanks,
+    same_tree,
+)
 from prreport.analyzers._pyscope import SIMPLE_STATEMENTS
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
@@ -294,6 +302,7 @@ class BranchesAnalyzer(Analyzer):
             afters = (
                 [c for c in _chains(at, "", _within(scopes)) if c.scope in scopes] if scopes else []
             )
+            yield from _flattened(f, sources, removed, added)
             used: set[int] = set()
             facts = _lazy_facts(bt, at)
             for b in befores:
@@ -639,3 +648,93 @@ def _one_subject(tests: list[ast.expr]) -> tuple[str, list[str]] | None:
         subjects.add(ast.unparse(t.left))
         values.append(ast.unparse(t.comparators[0]))
     return (subjects.pop(), values) if len(subjects) == 1 else None
+
+
+# -- else after an exit: ``if a: return x`` ``else: y`` is ``if a: return x`` then ``y`` ------
+
+_JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _always_exits(stmts: list[ast.stmt]) -> bool:
+    """The block never runs on into the statement after it (its last statement jumps)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _always_exits(last.body) and _always_exits(last.orelse)
+    return isinstance(last, _JUMPS)
+
+
+def flat(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """A copy of a block with every ``else`` of an ``if`` whose body always exits moved after
+    the ``if`` (the same code runs for every input: the else ran exactly when the body did not,
+    and the body never reached what follows). Nested blocks are flattened too; functions and
+    classes inside are left as they are."""
+    out: list[ast.stmt] = []
+    for st in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(st)
+            continue
+        node = copy.copy(st)
+        for field in _BLOCKS:
+            block = getattr(st, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(node, field, flat(block))
+        if isinstance(st, ast.Try):
+            node.handlers = [_flat_handler(h) for h in st.handlers]  # type: ignore[attr-defined]
+        if isinstance(node, ast.If) and node.orelse and _always_exits(node.body):
+            rest = node.orelse
+            node.orelse = []
+            out.append(node)
+            out.extend(rest)
+            continue
+        out.append(node)
+    return out
+
+
+def _flat_handler(h: ast.ExceptHandler) -> ast.ExceptHandler:
+    node = copy.copy(h)
+    node.body = flat(h.body)
+    return node
+
+
+def _flattened(
+    f: FileChange, sources: SourceFiles, removed: set[int], added: set[int]
+) -> Iterable[Finding]:
+    """``code.branches-flattened`` for each changed function equal to its before version once
+    every else after an exiting branch is moved after its ``if``, in both versions."""
+    before = file_index(sources, f.before_path, "before")
+    after = file_index(sources, f.path, "after")
+    for qual, old in before.items():
+        new = after.get(qual)
+        if old.kind not in ("function", "method") or new is None or new.kind != old.kind:
+            continue
+        if not any(old.start <= n <= old.end for n in removed):
+            continue
+        a, b = old.node, new.node
+        assert isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
+        assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if type(a) is not type(b) or same_tree(a.body, b.body):
+            continue  # the body is the same: nothing of ours changed
+        head_a = ast.FunctionDef(a.name, a.args, [], a.decorator_list, a.returns)
+        head_b = ast.FunctionDef(b.name, b.args, [], b.decorator_list, b.returns)
+        if not same_tree(head_a, head_b) or not same_tree(flat(a.body), flat(b.body)):
+            continue
+        ex = explains(f.path, "-", lines_with_blanks(f.before, old.start, old.end, removed))
+        ex += explains(f.path, "+", lines_with_blanks(f.after, new.start, new.end, added))
+        yield Finding(
+            "code.branches-flattened",
+            f.path,
+            new.start,
+            qual,
+            f"else after an exiting branch flattened in {qual}",
+            {
+                "scope": qual,
+                "before_line": old.start,
+                "after_line": new.start,
+                "proven": True,
+                "method": "else-after-exit",
+            },
+            ex,
+        )
