@@ -12,6 +12,7 @@ import pytest
 from prreport.bundle import load_bundle
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
+from prreport.render import render_markdown
 from tests.gitrepo import analyse_commit
 
 PATH = "src/pip/_internal/index/collector.py"
@@ -120,6 +121,15 @@ def test_only_the_backends_that_used_to_raise_are_answered_differently(tmp_path:
     [changed] = _of(a, "behavior.changed")
     assert changed.details["inputs"] == d["inputs"] and not changed.details.get("accounted_by")
     assert a.model.summary.verdict == "refactor-with-behavior-change"
+    # The report names those inputs, in the breakdown and in the risk, in both languages.
+    en, zh = render_markdown(a.model, "en"), render_markdown(a.model, "zh")
+    when = f"`{d['inputs'][0]['when']}`"
+    assert (
+        "Answers `kind == ContentKind.ARCHIVE` early in `get_page_handler` with `return build_source`"
+        in en
+    )
+    assert f"for {when} it now does `return build_source` instead of `raise ValueError(" in en
+    assert f"当 {when} 时现在为 `return build_source`" in zh
 
 
 def test_a_branch_that_answered_the_value_otherwise_is_named(tmp_path: Path):

@@ -594,6 +594,7 @@ def _early_return(b: _Chain, a: _Chain, facts: Callable[[], tuple[Facts, Facts]]
             earlier.append(test)
     return {
         "pattern": "early-return",
+        "early_line": a.stmts[a.index - 1].lineno,
         "subject": ast.unparse(subject),
         "value": ast.unparse(value),
         "returns": ast.unparse(body[-1]),
