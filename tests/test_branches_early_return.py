@@ -166,6 +166,8 @@ def test_every_path_answering_the_value_alike_is_a_proven_collapse(tmp_path: Pat
         "side-effect",
         # The chain also changed what it answers for another value.
         "other-change",
+        # The subject is rebound in the function: its value is not the parameter's.
+        "rebound-subject",
     ],
 )
 def test_what_the_case_analysis_cannot_follow_is_not_claimed(tmp_path: Path, variant: str):
@@ -178,6 +180,10 @@ def test_what_the_case_analysis_cannot_follow_is_not_claimed(tmp_path: Path, var
         logged = '        logger.debug("index page handler for %s", backend)\n' + line
         # Both sides log in the first branch; for ARCHIVE the early return now skips it.
         before, after = before.replace(line, logged, 1), after.replace(line, logged, 1)
+    if variant == "rebound-subject":
+        imp = "    from pip._internal.index.sources import build_source\n"
+        rebind = imp + "    kind = ContentKind(getattr(kind, 'value', kind))\n"
+        before, after = before.replace(imp, rebind), after.replace(imp, rebind)
     if variant == "other-change":
         after = after.replace("ContentKind.HTML: parse_links", "ContentKind.HTML: build_source")
     a = _run(tmp_path, before, after)

@@ -304,12 +304,12 @@ class BranchesAnalyzer(Analyzer):
             )
             yield from _flattened(f, sources, removed, added)
             used: set[int] = set()
-            facts = _lazy_facts(bt, at)
+            sides = _Sides(bt, at)
             for b in befores:
                 for a in afters:
                     if id(a) in used or a.scope != b.scope:
                         continue
-                    found = self._match(f, b, a, removed, added, facts)
+                    found = self._match(f, b, a, removed, added, sides)
                     if found is not None:
                         used.add(id(a))
                         yield found
@@ -322,7 +322,7 @@ class BranchesAnalyzer(Analyzer):
         a: _Chain,
         removed: set[int],
         added: set[int],
-        facts: Callable[[], tuple[Facts, Facts]],
+        sides: _Sides,
     ) -> Finding | None:
         details: dict = {
             "scope": b.scope or "<module>",
@@ -365,7 +365,7 @@ class BranchesAnalyzer(Analyzer):
                 details.update(
                     proven=proven, method="tests-independent-of-statement" if proven else "none"
                 )
-        elif same_tests and (early := _early_return(b, a, facts)) is not None:
+        elif same_tests and (early := _early_return(b, a, sides)) is not None:
             details.update(early)
             # The early if, and the code after the chain that the case analysis compared.
             extra_after += [a.stmts[a.index - 1].lineno, _block_end(a)]
@@ -504,16 +504,45 @@ def _subject_text(b: _Chain, a: _Chain) -> str:
     return ""
 
 
-def _lazy_facts(bt: ast.Module, at: ast.Module) -> Callable[[], tuple[Facts, Facts]]:
-    """The (before, after) facts of a file, read the first time a chain asks."""
-    memo: list[tuple[Facts, Facts]] = []
+class _Sides:
+    """The two trees of a file, and what they say about values, read the first time asked."""
 
-    def get() -> tuple[Facts, Facts]:
-        if not memo:
-            memo.append((facts_of(bt), facts_of(at)))
-        return memo[0]
+    def __init__(self, before: ast.Module, after: ast.Module) -> None:
+        self.before, self.after = before, after
+        self._facts: tuple[Facts, Facts] | None = None
 
-    return get
+    def facts(self) -> tuple[Facts, Facts]:
+        """(before, after) facts of the file."""
+        if self._facts is None:
+            self._facts = (facts_of(self.before), facts_of(self.after))
+        return self._facts
+
+
+def _local_parameter(tree: ast.Module, node: ast.stmt, name: str) -> bool:
+    """``name`` is a parameter of the function that holds ``node`` and nothing rebinds it: no
+    assignment, ``del``, ``global``/``nonlocal`` (here or in a nested function), so no call
+    made on a path can change it."""
+    holder: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            fn.lineno <= node.lineno <= (fn.end_lineno or fn.lineno)
+        ):
+            if holder is None or fn.lineno >= holder.lineno:
+                holder = fn  # the innermost one
+    if holder is None:
+        return False
+    args = holder.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    if name not in params:
+        return False
+    for n in ast.walk(ast.Module(body=holder.body, type_ignores=[])):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return False
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, ast.arg) and n.arg == name:
+            return False  # a nested function's own parameter: another variable, keep it simple
+    return True
 
 
 def _early_test(st: ast.stmt) -> tuple[ast.expr, ast.expr, list[ast.stmt]] | None:
@@ -540,7 +569,7 @@ def _is_value(node: ast.expr) -> bool:
     )
 
 
-def _early_return(b: _Chain, a: _Chain, facts: Callable[[], tuple[Facts, Facts]]) -> dict | None:
+def _early_return(b: _Chain, a: _Chain, sides: _Sides) -> dict | None:
     """Details of a chain whose answer for one value moved into an early ``if x == K: return``
     just before it, or None when that is not the shape or a path cannot be followed.
 
@@ -555,11 +584,17 @@ def _early_return(b: _Chain, a: _Chain, facts: Callable[[], tuple[Facts, Facts]]
     if early is None:
         return None
     subject, value, body = early
+    # A parameter nothing rebinds keeps its value along every path (calls cannot change it).
+    if not isinstance(subject, ast.Name) or not all(
+        _local_parameter(tree, c.node, subject.id)
+        for tree, c in ((sides.before, b), (sides.after, a))
+    ):
+        return None
     # The code before is the same; the code after the chain is compared on each path below.
     prefix_b = b.stmts[: b.index]
     if not same_tree(prefix_b, a.stmts[: a.index - 1]):
         return None
-    fb, fa = facts()
+    fb, fa = sides.facts()
     yes, no = Assumption(subject, value, True), Assumption(subject, value, False)
     # x != K: the after chain is the before chain.
     for (_, xb), (_, xa) in zip(_paths(b), _paths(a), strict=True):
