@@ -171,8 +171,8 @@ def _resolve_class(
 def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definition, str]]:
     """(removed method, class after, body kind) for methods removed from surviving subclasses.
 
-    The body kind is a placeholder kind or ``implementation``; an implementation counts only when
-    a base class provides the method after the change (otherwise it overrode nothing known).
+    The body kind is ``body_kind``'s: a placeholder kind, ``raise``, ``constant`` or
+    ``implementation`` (judged against the base by the analyzer).
     """
     change = definition_changes(sources)
     out = []
@@ -327,11 +327,15 @@ def _same_inherited(
 
 @register
 class OverridesAnalyzer(Analyzer):
-    """Overrides removed: placeholders (``pass``, ``...``, ``raise NotImplementedError``, ``return super().m()``) or bodies the base now provides.
+    """Overrides removed: placeholders (``pass``, ``...``, a docstring, ``raise NotImplementedError``,
+    a raise of a fixed exception, a returned literal, ``return super().m()``) or copies of the base.
 
     before: ``class B(A): def run(self): return super().run()`` · after: ``class B(A): pass``
-    → ``code.override-removed`` (base_provides true). A dropped implementation is unchanged
-    only when the method inherited after (through the MRO) has the same body.
+    → ``code.override-removed`` (base_provides true). A method no readable base defines is no
+    override; a full implementation counts only when the method inherited after (through the
+    MRO) has the same body. A placeholder's removal is unchanged when the inherited method has
+    the same parameters and answers alike, or the base declares it abstract and every
+    subclass in the repository overrides it.
     """
 
     name = "overrides"
