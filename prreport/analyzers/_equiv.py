@@ -3,7 +3,8 @@
 ``canonical(node, bindings, local)`` returns a normalised copy of a function (or module) so two
 versions that differ only in
 
-- a docstring (the first string statement of a module, class or function body),
+- a docstring (the first string statement of a module, class or function body) or any other
+  string statement (an attribute docstring: a string after an assignment),
 - annotations (parameters, return, ``x: T = v``; the type argument of ``cast``; string
   annotations made real),
 - the spelling of the same imported object (``from m import X`` / ``m.X`` / ``import m as n; n.X``,
@@ -132,11 +133,18 @@ class _Canon(ast.NodeTransformer):
         self.names = {k: v for k, v in names.items() if k not in shadowed}
         self._fields: set[int] = set()
 
-    # Docstrings and annotations say nothing about what the code does.
+    # Docstrings (a body's first string, and attribute docstrings: a string statement after
+    # an assignment) and annotations say nothing about what the code does.
     def _strip_doc(self, node: ast.AST) -> None:
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and _is_docstring(body[0]):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and any(_is_docstring(st) for st in block):
+                setattr(node, name, [st for st in block if not _is_docstring(st)] or [ast.Pass()])
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.stmt | ast.ExceptHandler | ast.match_case):
+            self._strip_doc(node)
+        return super().generic_visit(node)
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self._strip_doc(node)
