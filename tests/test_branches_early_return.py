@@ -132,6 +132,36 @@ def test_only_the_backends_that_used_to_raise_are_answered_differently(tmp_path:
     assert f"当 {when} 时现在为 `return build_source`" in zh
 
 
+def test_branches_that_each_imported_and_returned_the_same_name(tmp_path: Path):
+    """The issue's own wording: every branch imports and returns the same name for the value."""
+    own = (
+        "        if kind == ContentKind.ARCHIVE:\n"
+        "            from pip._internal.index.sources import build_source\n\n"
+        "            return build_source\n"
+    )
+    before, after = _texts()
+    for backend in ("SIMPLE", "LOCAL", "FIND_LINKS"):
+        head = f"backend == IndexBackend.{backend}:\n"
+        before = before.replace(head, head + own, 1)
+    before = before.replace("            ContentKind.ARCHIVE: build_source,\n", "")
+    a = _run(tmp_path, before, after)
+    [fd] = _of(a, "code.branches-collapsed")
+    assert fd.details["pattern"] == "early-return"
+    assert [i["before"] for i in fd.details["inputs"]] == [
+        "raise ValueError(f'Unsupported index backend: {backend}')"
+    ]
+
+
+def test_an_enum_with_its_own_equality_is_not_enumerated(tmp_path: Path):
+    eq = "\n    def __eq__(self, other):\n        return self.value == getattr(other, 'value', other)\n"
+    enums = _ENUMS.replace(
+        '    JSON = "application/vnd.pypi.simple.v1+json"\n',
+        '    JSON = "application/vnd.pypi.simple.v1+json"\n' + eq,
+    )
+    a = _run(tmp_path, *_texts(enums=enums))
+    assert _of(a, "code.branches-collapsed") == []
+
+
 def test_a_branch_that_answered_the_value_otherwise_is_named(tmp_path: Path):
     a = _run(tmp_path, *_texts(local_archive="is_archive_file"))
     [fd] = _of(a, "code.branches-collapsed")

@@ -79,8 +79,13 @@ def facts_of(tree: ast.Module) -> Facts:
         ):
             continue
         members: dict[str, object] = {}
-        exact = True
-        for item in st.body:
+        # An enum that defines its own equality may call other members equal.
+        exact = not any(
+            isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and item.name in ("__eq__", "__ne__", "__hash__", "_missing_")
+            for item in st.body
+        )
+        for item in st.body if exact else ():
             if isinstance(item, ast.Assign) and len(item.targets) == 1:
                 target = item.targets[0]
                 if not isinstance(target, ast.Name):
