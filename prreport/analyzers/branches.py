@@ -702,7 +702,7 @@ def _always_exits(stmts: list[ast.stmt]) -> bool:
     return isinstance(last, _JUMPS)
 
 
-def flat(stmts: list[ast.stmt]) -> list[ast.stmt]:
+def _flat(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A copy of a block with every ``else`` of an ``if`` whose body always exits moved after
     the ``if`` (the same code runs for every input: the else ran exactly when the body did not,
     and the body never reached what follows). Nested blocks are flattened too; functions and
@@ -716,7 +716,7 @@ def flat(stmts: list[ast.stmt]) -> list[ast.stmt]:
         for field in _BLOCKS:
             block = getattr(st, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                setattr(node, field, flat(block))
+                setattr(node, field, _flat(block))
         if isinstance(st, ast.Try):
             node.handlers = [_flat_handler(h) for h in st.handlers]  # type: ignore[attr-defined]
         if isinstance(node, ast.If) and node.orelse and _always_exits(node.body):
@@ -731,7 +731,7 @@ def flat(stmts: list[ast.stmt]) -> list[ast.stmt]:
 
 def _flat_handler(h: ast.ExceptHandler) -> ast.ExceptHandler:
     node = copy.copy(h)
-    node.body = flat(h.body)
+    node.body = _flat(h.body)
     return node
 
 
@@ -755,7 +755,7 @@ def _flattened(
             continue  # the body is the same: nothing of ours changed
         head_a = ast.FunctionDef(a.name, a.args, [], a.decorator_list, a.returns)
         head_b = ast.FunctionDef(b.name, b.args, [], b.decorator_list, b.returns)
-        if not same_tree(head_a, head_b) or not same_tree(flat(a.body), flat(b.body)):
+        if not same_tree(head_a, head_b) or not same_tree(_flat(a.body), _flat(b.body)):
             continue
         ex = explains(f.path, "-", lines_with_blanks(f.before, old.start, old.end, removed))
         ex += explains(f.path, "+", lines_with_blanks(f.after, new.start, new.end, added))

@@ -171,7 +171,7 @@ def _resolve_class(
 def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definition, str]]:
     """(removed method, class after, body kind) for methods removed from surviving subclasses.
 
-    The body kind is ``body_kind``'s: a placeholder kind, ``raise``, ``constant`` or
+    The body kind is ``_body_kind``'s: a placeholder kind, ``raise``, ``constant`` or
     ``implementation`` (judged against the base by the analyzer).
     """
     change = definition_changes(sources)
@@ -179,7 +179,7 @@ def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definitio
     for d in change.removed:
         if d.kind != "method" or d.name in _NOT_INHERITED:
             continue
-        kind = body_kind(d.node)
+        kind = _body_kind(d.node)
         f = change.file_of[d.path]
         cls = file_index(sources, f.path, "after").get(d.parent) if f.after is not None else None
         if cls is None or cls.kind != "class" or not cls.bases:
@@ -213,7 +213,7 @@ def _binding(sources: SourceFiles, path: str, side: str, name: str) -> str | Non
     return None
 
 
-def body_kind(fn: ast.AST) -> str:
+def _body_kind(fn: ast.AST) -> str:
     """A placeholder kind (``pass``, ``ellipsis``, ``docstring``, ``not-implemented``,
     ``super-call``), ``raise`` (a fixed exception), ``constant`` (returns a literal), or
     ``implementation``."""
@@ -274,7 +274,7 @@ def _same_placeholder(
     parameters and the same result (``None``, the same exception, the same literal)."""
     if _signature(d.node) != _signature(base.node) or type(d.node) is not type(base.node):
         return False
-    base_kind = body_kind(base.node)
+    base_kind = _body_kind(base.node)
     if kind in _NO_OP:
         return base_kind in _NO_OP
     if kind != base_kind:
@@ -367,7 +367,7 @@ class OverridesAnalyzer(Analyzer):
             abstract = False
             if base is not None:
                 abstract = _is_abstract(base.node)
-                base_kind = body_kind(base.node)
+                base_kind = _body_kind(base.node)
             if base is not None and not abstract:
                 provides: bool | None = True
             elif look.unresolved:
