@@ -742,12 +742,14 @@ def _flattened(
     every else after an exiting branch is moved after its ``if``, in both versions."""
     before = file_index(sources, f.before_path, "before")
     after = file_index(sources, f.path, "after")
+    lines = sorted(removed)
     for qual, old in before.items():
         new = after.get(qual)
         if old.kind not in ("function", "method") or new is None or new.kind != old.kind:
             continue
-        if not any(old.start <= n <= old.end for n in removed):
-            continue
+        i = bisect.bisect_left(lines, old.start)
+        if i == len(lines) or lines[i] > old.end:
+            continue  # no removed line in it
         a, b = old.node, new.node
         assert isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
         assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
