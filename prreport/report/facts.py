@@ -190,6 +190,9 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "subject": d.get("subject", ""),
         "subject_values": list(d.get("values", [])),
         "statement": d.get("statement", ""),
+        "value": d.get("value", ""),
+        "returns": d.get("returns", ""),
+        "inputs": list(d.get("inputs", [])),
         "before_branches": d.get("before_branches"),
         "after_branches": d.get("after_branches"),
         # code.dead-removed

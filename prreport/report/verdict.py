@@ -98,14 +98,16 @@ def proves_equivalence(fd: Finding) -> bool:
 
 
 def account(findings: list[Finding]) -> list[Finding]:
-    """Mark ``behavior.changed`` whose residual lines a proven refactor finding explains (``accounted_by``).
+    """Mark ``behavior.changed`` whose residual lines a proven refactor finding explains (``accounted_by``),
+    or give it the ``inputs`` a refactor finding that explains them says it answers differently.
 
     Extracting a helper, merging equal branches or renaming a callee changes the text of the
     functions involved; behavior.py sees a residual, the refactor analyzer proved it equivalent.
     """
     provers: dict[tuple[str, str, int], list[Finding]] = {}
     for fd in findings:
-        if proves_equivalence(fd):
+        # A refactor that names the inputs it answers differently explains its lines too.
+        if proves_equivalence(fd) or _names_inputs(fd):
             for e in fd.explains:
                 provers.setdefault((e[0], e[1], e[2]), []).append(fd)
     out = []
@@ -113,19 +115,34 @@ def account(findings: list[Finding]) -> list[Finding]:
         lines = fd.details.get("residual_lines") if fd.kind == "behavior.changed" else None
         if lines:
             before_path = fd.details.get("before_path") or fd.path
-            by: dict[tuple[str, str, str], None] = {}
+            by: dict[int, Finding] = {}
             for side, n in lines:
                 paths = (before_path, fd.path) if side == "-" else (fd.path,)
                 hits = [p for path in paths for p in provers.get((path, side, int(n)), [])]
                 if not hits:
                     by = {}
                     break
-                by.update({(p.kind, p.path, p.symbol): None for p in hits})
-            if by:
-                accounted = [{"kind": k, "path": p, "symbol": sym} for k, p, sym in sorted(by)]
+                by.update({id(p): p for p in hits})
+            inputs = [i for p in by.values() if _names_inputs(p) for i in p.details["inputs"]]
+            if inputs:
+                # Still a change, now with exactly the inputs answered differently.
+                fd = replace(fd, details={**fd.details, "inputs": inputs})
+            elif by:
+                keys = sorted({(p.kind, p.path, p.symbol) for p in by.values()})
+                accounted = [{"kind": k, "path": p, "symbol": sym} for k, p, sym in keys]
                 fd = replace(fd, details={**fd.details, "accounted_by": accounted})
         out.append(fd)
     return out
+
+
+def _names_inputs(fd: Finding) -> bool:
+    """A refactor finding that says which inputs its change answers differently."""
+    return (
+        fd.kind.startswith("code.")
+        and fd.details.get("behavior_change") is True
+        and bool(fd.details.get("inputs"))
+        and bool(fd.explains)
+    )
 
 
 def accounted(fd: Finding) -> bool:
