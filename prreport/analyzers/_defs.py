@@ -269,6 +269,8 @@ class Change:
     removed: tuple[Definition, ...]  # before-side definitions (path = before path)
     added: tuple[Definition, ...]  # after-side definitions (path = after path)
     file_of: dict[str, FileChange]  # before or after path -> file change
+    # The file sides the definitions come from (memoised analyses of this change live there).
+    sources: SourceFiles | None = field(default=None, compare=False, repr=False)
 
 
 def definition_changes(sources: SourceFiles) -> Change:
@@ -289,7 +291,9 @@ def definition_changes(sources: SourceFiles) -> Change:
             )
             added.extend(d for q, d in after.items() if q not in before or before[q].kind != d.kind)
         key = lambda d: (d.path, d.start, d.qualname)  # noqa: E731
-        return Change(tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of)
+        return Change(
+            tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of, sources
+        )
 
     return sources.memo("", "", "definition-changes", build)
 

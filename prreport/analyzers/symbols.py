@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import (
     Change,
     Definition,
     definition_changes,
+    dump,
     explains,
     file_index,
     lines_with_blanks,
@@ -24,11 +26,18 @@ from prreport.analyzers._defs import (
     strip_docstring,
     word_hits,
 )
+from prreport.analyzers._equiv import canonical, module_bindings
 from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 from prreport.textlines import split_lines
 
-_FAMILY = {"function": "callable", "method": "callable", "class": "class"}
+_FAMILY = {
+    "function": "callable",
+    "method": "callable",
+    "class": "class",
+    "constant": "constant",
+}
 
 
 @dataclass(frozen=True)
@@ -43,17 +52,114 @@ class Move:
 
 def _equality(a: Definition, b: Definition) -> str:
     if a.kind == "function" and b.kind == "method":
-        return "modulo-renames" if _becomes_method(a, b) else "different"
+        same = _becomes_method(a, b) or _becomes_static(a, b)
+        return "modulo-renames" if same else "different"
     if a.kind == "class":
-        same = a.body == b.body
-        return (
-            ("byte-identical" if _body_text(a) == _body_text(b) else "modulo-renames")
-            if same
-            else "different"
-        )
+        if _body_text(a) == _body_text(b) and a.body == b.body:
+            return "byte-identical"
+        return "modulo-renames" if _class_key(a, b.name) == _class_key(b, b.name) else "different"
+    if a.kind == "constant":
+        return _constant_equality(a, b)
     if _body_text(a) == _body_text(b):
         return "byte-identical"
     return "modulo-renames" if a.renamed == b.renamed else "different"
+
+
+def _class_key(cls: Definition, name: str) -> str:
+    """A class body (docstring aside) with every use of the class's own name spelled ``name``."""
+    node = cls.node
+    assert isinstance(node, ast.ClassDef)
+    body = [_SelfName(cls.name, name).visit(copy_tree(st)) for st in strip_docstring(node.body)]
+    return dump([*node.bases, *node.keywords, *node.decorator_list, *body])
+
+
+class _SelfName(ast.NodeTransformer):
+    """Spell a class's own name (``super(Old, self)``, ``Old.attr``, ``"Old"``) another way."""
+
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.old:
+            node.id = self.new
+        return node
+
+
+def _constant_equality(a: Definition, b: Definition) -> str:
+    """Two module-level assignments of one name: equal text, equal up to import spelling, or not."""
+    if a.text == b.text:
+        return "byte-identical"
+    sa, sb = a.node, b.node
+    assert isinstance(sa, (ast.Assign, ast.AnnAssign)) and isinstance(
+        sb, (ast.Assign, ast.AnnAssign)
+    )
+    if sa.value is None or sb.value is None:
+        return "different"
+    if same_tree(sa.value, sb.value):
+        return "modulo-renames"
+    ta, tb = _module_tree(a), _module_tree(b)
+    if ta is None or tb is None:
+        return "different"
+    # ``functools.partial`` in one module is ``partial`` (``from functools import partial``) in
+    # the other: the same imported object spelled two ways.
+    ca = canonical(sa.value, module_bindings(ta, a.path))
+    cb = canonical(sb.value, module_bindings(tb, b.path))
+    return "modulo-renames" if same_tree(ca, cb) else "different"
+
+
+def _module_tree(d: Definition) -> ast.Module | None:
+    try:
+        return ast.parse("".join(d.lines))
+    except SyntaxError:
+        return None
+
+
+def _becomes_static(fn: Definition, meth: Definition) -> bool:
+    """A module-level ``def f(x)`` that became ``@staticmethod def m(x)`` (or ``@classmethod
+    def m(cls, x)`` not using ``cls``) with the same body: ``C.m(x)`` runs what ``f(x)`` ran.
+
+    A class body mangles ``__names``, and zero-argument ``super()``/``__class__`` mean
+    something else inside a class, so a body using them is not the same.
+    """
+    a, b = fn.node, meth.node
+    if fn.parent or type(a) is not type(b):
+        return False
+    assert isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
+    assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
+    decos = [d.id if isinstance(d, ast.Name) else "" for d in b.decorator_list]
+    if a.decorator_list or decos not in (["staticmethod"], ["classmethod"]):
+        return False
+    if _names_own_class(a):
+        return False
+    b = copy.deepcopy(b)
+    b.decorator_list = []
+    if decos == ["classmethod"]:
+        params = [*b.args.posonlyargs, *b.args.args]
+        if not params:
+            return False
+        first = params[0].arg
+        if any(isinstance(n, ast.Name) and n.id == first for n in ast.walk(b)):
+            return False
+        if b.args.posonlyargs:
+            b.args.posonlyargs = b.args.posonlyargs[1:]
+        else:
+            b.args.args = b.args.args[1:]
+
+    def key(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+        return renamed_dump([node.args, *(strip_docstring(node.body) or node.body)])
+
+    return key(a) == key(b) and dump(a.returns or ast.Constant(None)) == dump(
+        b.returns or ast.Constant(None)
+    )
+
+
+def _names_own_class(node: ast.AST) -> bool:
+    """A body whose meaning depends on sitting in a class (``super()``, ``__class__``, ``__x``)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    attrs = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+    return bool(names & {"super", "__class__"}) or any(
+        x.startswith("__") and not x.endswith("__") for x in names | attrs
+    )
 
 
 def _becomes_method(fn: Definition, meth: Definition) -> bool:
@@ -74,11 +180,7 @@ def _becomes_method(fn: Definition, meth: Definition) -> bool:
     cls = meth.parent.rsplit(".", 1)[-1]
     if not pa or not pb or not _names_class(pa[0].annotation, cls):
         return False
-    names = {n.id for n in ast.walk(a) if isinstance(n, ast.Name)}
-    attrs = {n.attr for n in ast.walk(a) if isinstance(n, ast.Attribute)}
-    if names & {"super", "__class__"} or any(
-        x.startswith("__") and not x.endswith("__") for x in names | attrs
-    ):
+    if _names_own_class(a):
         return False
 
     def key(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -105,12 +207,39 @@ def _body_text(d: Definition) -> str:
 
 
 def moves(change: Change) -> list[Move]:
-    """Pair removed and added definitions: same name elsewhere (moved) or equal body (renamed)."""
-    removed = [d for d in change.removed if d.kind in _FAMILY]
-    added = [d for d in change.added if d.kind in _FAMILY]
+    """Pair removed and added definitions: same name elsewhere (moved), equal body (renamed),
+    the same place or the same callers under a new name (renamed), or a renamed module (moved)."""
+    sources = change.sources
+    if sources is None:
+        return _moves(change)
+    return list(sources.memo("", "", "symbol-moves", lambda: _moves(change)))
+
+
+def _pairable(d: Definition) -> bool:
+    """Functions, methods, classes, and module-level constants other than dunders (``__all__``)."""
+    if d.kind == "constant":
+        return not d.parent and not (d.name.startswith("__") and d.name.endswith("__"))
+    return d.kind in _FAMILY
+
+
+def _moves(change: Change) -> list[Move]:
+    removed = [d for d in change.removed if _pairable(d)]
+    added = [d for d in change.added if _pairable(d)]
     pairs: list[Move] = []
     for d in removed:
         same_name = [a for a in added if a.name == d.name and _FAMILY[a.kind] == _FAMILY[d.kind]]
+        if d.kind == "constant":
+            # A module-level name is only a move to another module, and only with an equal value
+            # (``logger = getLogger(__name__)`` in two modules is two loggers).
+            same_name = [
+                a
+                for a in same_name
+                if change.file_of[a.path] is not change.file_of[d.path]
+                and not _reads_module_dunder(d)
+            ]
+            if len(same_name) == 1 and _equality(d, same_name[0]) != "different":
+                pairs.append(Move(d, same_name[0], "symbol.moved", _equality(d, same_name[0])))
+            continue
         if len(same_name) == 1:
             a = same_name[0]
             pairs.append(Move(d, a, "symbol.moved", _equality(d, a)))
@@ -121,12 +250,15 @@ def moves(change: Change) -> list[Move]:
             a
             for a in added
             if _FAMILY[a.kind] == _FAMILY[d.kind]
+            and a.kind != "constant"
             and a.name != d.name
             and _equality(d, a) != "different"
             and not any(r.name == a.name for r in change.removed)
         ]
         if len(equal) == 1:
             pairs.append(Move(d, equal[0], "symbol.renamed", _equality(d, equal[0])))
+    pairs += _renamed_and_changed(change, removed, added, pairs)
+    pairs += _module_renames(change)
     # A function's local class or function that now sits in another function travelled with
     # the code around it (extracted or inlined): a local is no symbol anyone imports or calls.
     pairs = [
@@ -147,6 +279,201 @@ def moves(change: Change) -> list[Move]:
     ]
 
 
+def _reads_module_dunder(d: Definition) -> bool:
+    """A value that reads ``__name__``, ``__file__``...: it means something else in another module."""
+    return any(
+        isinstance(n, ast.Name) and n.id.startswith("__") and n.id.endswith("__")
+        for n in ast.walk(d.node)
+    )
+
+
+def _renamed_and_changed(
+    change: Change, removed: list[Definition], added: list[Definition], pairs: list[Move]
+) -> list[Move]:
+    """A definition renamed whose body changed too: proven by its place or by its callers.
+
+    Its place: the new name stands where the old one stood (same file and scope, between the
+    same neighbours, same parameters). Its callers: every function that used the old name now
+    uses the new one and is otherwise unchanged (a nested helper hoisted and renamed).
+    """
+    sources = change.sources
+    if sources is None:
+        return []
+    done_old = {id(m.old) for m in pairs}
+    done_new = {id(m.new) for m in pairs}
+    old_names = {d.name for d in change.removed}
+    new_names = {a.name for a in change.added}
+    olds = [
+        d
+        for d in removed
+        if id(d) not in done_old and d.kind != "constant" and d.name not in new_names
+    ]
+    news = [
+        a
+        for a in added
+        if id(a) not in done_new and a.kind != "constant" and a.name not in old_names
+    ]
+    mapped = {(m.old.path, m.old.qualname): m.new.qualname for m in pairs}
+    found: list[tuple[Definition, Definition]] = []
+    for d in olds:
+        cands = [
+            a
+            for a in news
+            if _FAMILY[a.kind] == _FAMILY[d.kind]
+            and not ("<locals>" in d.qualname and "<locals>" in a.qualname)
+            and (
+                _same_place(sources, change, d, a, mapped) or _callers_follow(sources, change, d, a)
+            )
+        ]
+        if len(cands) == 1:
+            found.append((d, cands[0]))
+    once = [(d, a) for d, a in found if sum(1 for _, x in found if x is a) == 1]
+    return [Move(d, a, "symbol.renamed", _equality(d, a)) for d, a in once]
+
+
+def _siblings(index: dict[str, Definition], d: Definition) -> list[Definition]:
+    """Functions, classes and constants of ``d``'s own scope, in file order."""
+    return sorted(
+        (x for x in index.values() if x.parent == d.parent and x.kind in _FAMILY),
+        key=lambda x: x.start,
+    )
+
+
+def _neighbours(index: dict[str, Definition], d: Definition) -> tuple[str | None, str | None]:
+    row = _siblings(index, d)
+    i = next(i for i, x in enumerate(row) if x is d)
+    return (
+        row[i - 1].qualname if i > 0 else None,
+        row[i + 1].qualname if i + 1 < len(row) else None,
+    )
+
+
+def _same_place(
+    sources: SourceFiles,
+    change: Change,
+    d: Definition,
+    a: Definition,
+    mapped: dict[tuple[str, str], str],
+) -> bool:
+    """``a`` stands where ``d`` stood: same file, scope, neighbours (mapped through other moves)
+    and parameters (or bases)."""
+    f = change.file_of[d.path]
+    if change.file_of[a.path] is not f or d.parent != a.parent or d.kind != a.kind:
+        return False
+    if isinstance(d.node, ast.ClassDef) and isinstance(a.node, ast.ClassDef):
+        if d.bases != a.bases:
+            return False
+    elif isinstance(d.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(
+        a.node, (ast.FunctionDef, ast.AsyncFunctionDef)
+    ):
+        if _param_names(d.node) != _param_names(a.node):
+            return False
+    else:
+        return False
+    before = file_index(sources, f.before_path, "before")
+    after = file_index(sources, f.path, "after")
+    prev_b, next_b = _neighbours(before, d)
+    prev_a, next_a = _neighbours(after, a)
+
+    def same(b: str | None, x: str | None) -> bool:
+        return b == x if b is None or x is None else mapped.get((d.path, b), b) == x
+
+    return same(prev_b, prev_a) and same(next_b, next_a) and (prev_b, next_b) != (None, None)
+
+
+def _param_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    a = fn.args
+    return [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)] + [
+        f"*{p.arg}" for p in (a.vararg, a.kwarg) if p is not None
+    ]
+
+
+def _uses(node: ast.AST, name: str) -> bool:
+    return any(
+        (isinstance(n, ast.Name) and n.id == name)
+        or (isinstance(n, ast.Attribute) and n.attr == name)
+        for n in ast.walk(node)
+    )
+
+
+def _callers_follow(sources: SourceFiles, change: Change, d: Definition, a: Definition) -> bool:
+    """Every function that used ``d``'s name uses ``a``'s after the change, otherwise unchanged."""
+    probe = Move(d, a, "symbol.renamed", "different")
+    found = False
+    for f in sources.python_files():
+        if f.before is None or f.after is None:
+            if f.before is not None and f.before_path != d.path and word_hits(f.before, d.name):
+                return False  # a deleted file used the old name: nothing to compare with
+            continue
+        before = file_index(sources, f.before_path, "before")
+        after = file_index(sources, f.path, "after")
+        users = [
+            b
+            for q, b in before.items()
+            if b.kind in ("function", "method")
+            and b is not d
+            and not q.startswith(d.qualname + ".")
+            and _uses(b.node, d.name)
+        ]
+        outer = [
+            b
+            for b in users
+            if not any(o is not b and b.qualname.startswith(o.qualname + ".") for o in users)
+        ]
+        for b in outer:
+            x = after.get(b.qualname)
+            if x is None or x.kind != b.kind or _uses(x.node, d.name) or not _uses(x.node, a.name):
+                return False
+            mine = _without(b.node, d.node)
+            got = _Retarget(probe, "", "").visit(mine)
+            if not same_tree(got, x.node, (ast.Import, ast.ImportFrom)):
+                return False
+            found = True
+    return found
+
+
+def _without(root: ast.AST, drop: ast.AST) -> ast.AST:
+    """A deep copy of ``root`` without the statement ``drop`` (when it sits in ``root``)."""
+    memo: dict[int, object] = {}
+    out = copy.deepcopy(root, memo)
+    for parent in ast.walk(root):
+        for name, value in ast.iter_fields(parent):
+            if isinstance(value, list) and any(x is drop for x in value):
+                twin = memo[id(parent)]
+                kept = [x for x, y in zip(getattr(twin, name), value, strict=True) if y is not drop]
+                setattr(twin, name, kept or [ast.Pass()])
+    return out
+
+
+def _module_renames(change: Change) -> list[Move]:
+    """Definitions of a library module that was renamed (or moved to another package): each now
+    lives in another module, under its own name (a renamed one is paired above)."""
+    sources = change.sources
+    if sources is None:
+        return []
+    out: list[Move] = []
+    for f in sources.python_files():
+        if f.before is None or f.after is None or f.before_path == f.path:
+            continue
+        if category(f.path) != "source" or module_of(f.before_path, sources) == module_of(
+            f.path, sources
+        ):
+            continue
+        before = file_index(sources, f.before_path, "before")
+        after = file_index(sources, f.path, "after")
+        for q, d in before.items():
+            x = after.get(q)
+            if d.parent or not _pairable(d) or x is None or x.kind != d.kind:
+                continue
+            out.append(Move(d, x, "symbol.moved", _equality(d, x)))
+    return out
+
+
+def _home(d: Definition) -> tuple[str, str]:
+    """The module file and class a definition lives in (a function's locals are no home)."""
+    return d.path, "" if "<locals>" in d.parent else d.parent
+
+
 @register
 class SymbolsAnalyzer(Analyzer):
     """Definitions moved to another file/class or renamed with an equal body.
@@ -164,7 +491,14 @@ class SymbolsAnalyzer(Analyzer):
         """Emit ``symbol.moved`` / ``symbol.renamed`` with call-site and shim evidence."""
         change = definition_changes(sources)
         for m in moves(change):
-            yield self._finding(bundle, sources, change, m)
+            fd = self._finding(bundle, sources, change, m)
+            yield fd
+            # Moved and renamed at once: both facts, each its own finding.
+            other = "symbol.moved" if m.kind == "symbol.renamed" else "symbol.renamed"
+            if (other == "symbol.moved" and _home(m.old) != _home(m.new)) or (
+                other == "symbol.renamed" and m.old.name != m.new.name
+            ):
+                yield dataclasses.replace(fd, kind=other)
 
     def _finding(
         self, bundle: PullRequestBundle, sources: SourceFiles, change: Change, m: Move
