@@ -6,10 +6,10 @@ import ast
 import copy
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
+from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import (
     Change,
     Definition,
@@ -66,11 +66,12 @@ def _equality(a: Definition, b: Definition) -> str:
 
 
 def _class_key(cls: Definition, name: str) -> str:
-    """A class body (docstring aside) with every use of the class's own name spelled ``name``."""
-    node = cls.node
+    """A class (its name, docstrings and annotations aside; a string annotation made real) with
+    every use of its own name spelled ``name``: ``super(Old, self)``, ``-> "Old"``, ``Old(...)``."""
+    node = canonical(cls.node, {})
     assert isinstance(node, ast.ClassDef)
-    body = [_SelfName(cls.name, name).visit(copy_tree(st)) for st in strip_docstring(node.body)]
-    return dump([*node.bases, *node.keywords, *node.decorator_list, *body])
+    node.name = name
+    return dump(_SelfName(cls.name, name).visit(node))
 
 
 class _SelfName(ast.NodeTransformer):
@@ -499,6 +500,7 @@ class SymbolsAnalyzer(Analyzer):
                 other == "symbol.renamed" and m.old.name != m.new.name
             ):
                 yield dataclasses.replace(fd, kind=other)
+        yield from _reordered(sources)
 
     def _finding(
         self, bundle: PullRequestBundle, sources: SourceFiles, change: Change, m: Move
@@ -800,3 +802,161 @@ def _updated_functions(
         if same_tree(moved, a.node, (ast.Import, ast.ImportFrom)) or same_tree(moved, a.node):
             out += [(f.before_path, "-", n) for n in gone] + [(f.path, "+", n) for n in came]
     return out
+
+
+# -- definitions reordered within one file ------------------------------------------------
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _reordered(sources: SourceFiles) -> Iterator[Finding]:
+    """``symbol.moved`` for a function or class the diff shows removed and re-added, unchanged,
+    in the same file and scope, when no code that runs at import time sees another order."""
+    for f in sources.python_files():
+        if f.before is None or f.after is None:
+            continue
+        before = file_index(sources, f.before_path, "before")
+        after = file_index(sources, f.path, "after")
+        cl = sources.changed(f)
+        gone, came = set(cl.removed), set(cl.added)
+        rows_b: list[str] = []
+        rows_a: list[str] = []
+        for q, b in before.items():
+            a = after.get(q)
+            if a is None or b.kind not in ("function", "method", "class") or a.kind != b.kind:
+                continue
+            if "<locals>" in q or b.node.lineno not in gone or a.node.lineno not in came:  # type: ignore[attr-defined]
+                continue
+            rows_b = rows_b or split_lines(f.before)
+            rows_a = rows_a or split_lines(f.after)
+            if not _whole(rows_b, b, gone) or not _whole(rows_a, a, came):
+                continue
+            if not same_tree(b.node, a.node):
+                continue
+            if not _order_safe(sources, f, b, a):
+                continue
+            ex = explains(
+                f.before_path, "-", lines_with_blanks(f.before, b.start, b.end, cl.removed)
+            )
+            ex += explains(f.path, "+", lines_with_blanks(f.after, a.start, a.end, cl.added))
+            equality = "byte-identical" if b.text == a.text else "modulo-renames"
+            details = {
+                "old_path": f.before_path,
+                "new_path": f.path,
+                "old_qualname": q,
+                "new_qualname": q,
+                "before_line": b.start,
+                "after_line": a.start,
+                "definition_kind": a.kind,
+                "equality": equality,
+                "reordered": True,
+                "residual": [],
+                "stale_references": [],
+                "call_sites_updated": True,
+                "behavior_change": False,
+            }
+            where = f"{f.path}:{q} moved within the file (line {b.start} -> {a.start})"
+            yield Finding(
+                "symbol.moved", f.path, a.start, q, where, details, tuple(sorted(set(ex)))
+            )
+
+
+def _whole(rows: list[str], d: Definition, changed: set[int]) -> bool:
+    """Every non-blank line of the definition is among the changed lines."""
+    return all(n in changed for n in range(d.start, d.end + 1) if rows[n - 1].strip())
+
+
+def _order_safe(sources: SourceFiles, f: FileChange, b: Definition, a: Definition) -> bool:
+    """Whether moving ``b`` to where ``a`` stands changes nothing that runs when its scope runs:
+    the names its decorators, defaults, bases (class body) read are bound before it on both sides
+    alike, and every statement of the scope that reads it (or calls what reads it) runs after
+    it on both sides alike."""
+    scope_b = _scope_body(sources.tree(f.before_path, "before"), b)
+    scope_a = _scope_body(sources.tree(f.path, "after"), a)
+    if scope_b is None or scope_a is None:
+        return False
+    side_b, side_a = _relation(scope_b, b.node), _relation(scope_a, a.node)
+    return side_b is not None and side_a is not None and side_b == side_a
+
+
+def _scope_body(tree: ast.Module | None, d: Definition) -> list[ast.stmt] | None:
+    """The statement list holding ``d`` directly (the module or a class body)."""
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef)) and any(st is d.node for st in node.body):
+            return node.body
+    return None
+
+
+def _relation(body: list[ast.stmt], node: ast.AST) -> list[tuple[str, bool]] | None:
+    """For each statement of the scope that involves ``node`` at run time: its dump and whether
+    it runs after ``node`` (sorted, so two orders compare as multisets); None when unsure."""
+    if not isinstance(node, _DEFS):
+        return None
+    binders: dict[str, list[int]] = {}
+    for i, st in enumerate(body):
+        for n in _binds(st):
+            binders.setdefault(n, []).append(i)
+    if any(len(binders.get(n, [])) != 1 for n in (node.name,)):
+        return None  # bound twice: which one wins depends on the order
+    here = next(i for i, st in enumerate(body) if st is node)
+    bodies = {st.name: st for st in body if isinstance(st, _DEFS)}
+    out: list[tuple[str, bool]] = []
+    # What the definition itself reads when it runs (decorators, defaults, bases, class body).
+    for n in sorted(_runtime_reads(node, bodies, set())):
+        for i in binders.get(n, []):
+            out.append((f"needs {n}", i < here))
+    # Who reads it when they run.
+    for i, st in enumerate(body):
+        if st is node:
+            continue
+        if node.name in _runtime_reads(st, bodies, set()):
+            out.append((dump(st) if not isinstance(st, _DEFS) else f"def {st.name}", i > here))
+    return sorted(out)
+
+
+def _binds(st: ast.stmt) -> set[str]:
+    if isinstance(st, _DEFS):
+        return {st.name}
+    if isinstance(st, (ast.Import, ast.ImportFrom)):
+        return {a.asname or a.name.split(".")[0] for a in st.names}
+    return {
+        n.id
+        for n in ast.walk(st)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+    }
+
+
+def _runtime_reads(st: ast.AST, bodies: Mapping[str, ast.AST], seen: set[str]) -> set[str]:
+    """Names a statement reads when it runs, following the scope's own functions and classes
+    it may call (their bodies run then too)."""
+    out: set[str] = set()
+    stack: list[ast.AST] = [st]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            # the header runs now; the body only when called
+            stack.extend(n.args.defaults)
+            stack.extend(x for x in n.args.kw_defaults if x is not None)
+            if not isinstance(n, ast.Lambda):
+                stack.extend(n.decorator_list)
+                stack.extend(x.annotation for x in _all_args(n) if x.annotation is not None)
+                if n.returns is not None:
+                    stack.append(n.returns)
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        stack.extend(ast.iter_child_nodes(n))
+    for name in sorted(out & set(bodies)):
+        if name not in seen and bodies[name] is not st:
+            seen.add(name)
+            # A call of a function (or class) of the scope runs its whole body now.
+            out |= {x.id for x in ast.walk(bodies[name]) if isinstance(x, ast.Name)}
+            out |= _runtime_reads(bodies[name], bodies, seen)
+    return out
+
+
+def _all_args(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.arg]:
+    a = fn.args
+    return [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
