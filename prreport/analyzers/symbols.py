@@ -507,7 +507,8 @@ class SymbolsAnalyzer(Analyzer):
     ) -> Finding:
         old, new = m.old, m.new
         old_file, new_file = change.file_of[old.path], change.file_of[new.path]
-        old_mod, new_mod = module_of(old_file.path, sources), module_of(new_file.path, sources)
+        old_mod = module_of(old_file.before_path, sources)
+        new_mod = module_of(new_file.path, sources)
         old_after = sources.text(old_file.path, "after") if old_file.after is not None else None
         shim_lines = _shim_lines(old_after, old.name, new.name, new_mod, m.kind)
         in_all = _in_all(old_after, old.name)
@@ -729,8 +730,10 @@ class _Retarget(ast.NodeTransformer):
     def __init__(self, m: Move, old_mod: str, new_mod: str) -> None:
         self.old, self.new = m.old.name, m.new.name
         self.method = m.old.kind == "method"
+        # A function that became a static or class method of C: f(x) -> C.m(x).
+        self.home = _static_home(m)
         # A function that became a method of its first argument's class: f(x, y) -> x.m(y).
-        self.to_method = m.old.kind == "function" and m.new.kind == "method"
+        self.to_method = m.old.kind == "function" and m.new.kind == "method" and not self.home
         self.old_mod, self.new_mod = old_mod, new_mod
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
@@ -747,6 +750,10 @@ class _Retarget(ast.NodeTransformer):
         return node
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        if self.home and node.id == self.old and isinstance(node.ctx, ast.Load):
+            return ast.Attribute(
+                value=ast.Name(id=self.home, ctx=ast.Load()), attr=self.new, ctx=ast.Load()
+            )
         if not self.method and not self.to_method and node.id == self.old:
             node.id = self.new
         return node
@@ -762,7 +769,37 @@ class _Retarget(ast.NodeTransformer):
             node.module = self.new_mod
         for a in node.names:
             if a.name == self.old:
-                a.name = self.new
+                a.name = self.home or self.new
+        return node
+
+
+def _static_home(m: Move) -> str:
+    """The class a module-level function became a static/class method of ("" otherwise)."""
+    if m.old.kind != "function" or m.new.kind != "method":
+        return ""
+    decos = getattr(m.new.node, "decorator_list", [])
+    if [d.id if isinstance(d, ast.Name) else "" for d in decos] not in (
+        ["staticmethod"],
+        ["classmethod"],
+    ):
+        return ""
+    return m.new.parent.rsplit(".", 1)[-1]
+
+
+class _ThroughSelf(ast.NodeTransformer):
+    """``self.m``/``cls.m`` spelled ``C.m``: where the instance's class finds ``m`` in ``C``."""
+
+    def __init__(self, home: str, name: str) -> None:
+        self.home, self.name = home, name
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        self.generic_visit(node)
+        if (
+            node.attr == self.name
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")
+        ):
+            node.value = ast.Name(id=self.home, ctx=ast.Load())
         return node
 
 
@@ -799,9 +836,36 @@ def _updated_functions(
         ):
             continue  # judged with its enclosing function
         moved = _Retarget(m, old_mod, new_mod).visit(copy.deepcopy(b.node))
-        if same_tree(moved, a.node, (ast.Import, ast.ImportFrom)) or same_tree(moved, a.node):
+        now = a.node
+        home = _static_home(m)
+        if home and a.kind == "method" and _finds_in(after, a.parent, home, m.new.name):
+            now = _ThroughSelf(home, m.new.name).visit(copy.deepcopy(a.node))
+        if same_tree(moved, now, (ast.Import, ast.ImportFrom)) or same_tree(moved, now):
             out += [(f.before_path, "-", n) for n in gone] + [(f.path, "+", n) for n in came]
     return out
+
+
+def _finds_in(index: dict[str, Definition], cls: str, home: str, name: str) -> bool:
+    """``self.name`` in a method of ``cls`` reaches ``home.name``: ``home`` is ``cls`` or one of
+    its bases in this file, and no other class among them defines ``name`` (whatever the MRO)."""
+    seen: set[str] = set()
+    todo = [cls]
+    reached = False
+    while todo:
+        q = todo.pop()
+        d = index.get(q)
+        if d is None or d.kind != "class" or q in seen:
+            continue
+        seen.add(q)
+        if d.name == home:
+            reached = True
+            continue
+        if f"{q}.{name}" in index:
+            return False
+        for b in d.bases:
+            short = b.rsplit(".", 1)[-1]
+            todo += [x.qualname for x in index.values() if x.kind == "class" and x.name == short]
+    return reached
 
 
 # -- definitions reordered within one file ------------------------------------------------
@@ -821,6 +885,7 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
         gone, came = set(cl.removed), set(cl.added)
         rows_b: list[str] = []
         rows_a: list[str] = []
+        done: list[str] = []  # a reordered class takes its members along
         for q, b in before.items():
             a = after.get(q)
             if a is None or b.kind not in ("function", "method", "class") or a.kind != b.kind:
@@ -833,8 +898,9 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
                 continue
             if not same_tree(b.node, a.node):
                 continue
-            if not _order_safe(sources, f, b, a):
+            if any(q.startswith(p + ".") for p in done) or not _order_safe(sources, f, b, a):
                 continue
+            done.append(q)
             ex = explains(
                 f.before_path, "-", lines_with_blanks(f.before, b.start, b.end, cl.removed)
             )
