@@ -18,6 +18,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from prreport.analyzers import SourceFiles
 from prreport.analyzers._defs import (
@@ -257,6 +258,29 @@ def _locals_of(stmts: Sequence[ast.stmt]) -> set[str]:
             out.add(n.name)
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
             out |= {a.asname or a.name.split(".")[0] for a in n.names}
+    return out
+
+
+def local_names(d: Definition) -> frozenset[str]:
+    """Names a function definition binds in its own scope, parameters included."""
+    return frozenset(_locals_of(getattr(d.node, "body", [])) | {a.arg for a in _params(d.node)})
+
+
+def called_names(index: dict[str, Definition]) -> dict[str, frozenset[str]]:
+    """For each function of a file side: the names its calls go through (``f(...)``, ``x.f(...)``)."""
+    out: dict[str, frozenset[str]] = {}
+    for q, d in index.items():
+        if d.kind not in ("function", "method"):
+            continue
+        names: set[str] = set()
+        for n in ast.walk(d.node):
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Name):
+                    names.add(f.id)
+                elif isinstance(f, ast.Attribute):
+                    names.add(f.attr)
+        out[q] = frozenset(names)
     return out
 
 
@@ -692,22 +716,26 @@ def call_matcher(
     index: dict[str, Definition],
     same_file: bool,
     imported: frozenset[str] = frozenset(),
+    caller_locals: Callable[[], frozenset[str]] | None = None,
 ) -> Callable[[ast.Call], bool] | None:
     """Which calls inside ``caller`` reach ``helper`` (``index``: the caller file side's definitions).
 
     A function: by its name in its own module (or imported by name), not shadowed by a caller
     local; a nested function: by name inside its enclosing function; a method: through
     ``self``/``cls`` from its class or a subclass in the same file that does not redefine it,
-    or through its class name.
+    or through its class name. ``caller_locals`` gives the caller's local names (memoised by
+    the caller of this function; computed here when not given).
     """
     name = helper.name
-    local = _locals_of(getattr(caller.node, "body", [])) | {a.arg for a in _params(caller.node)}
     if helper.kind == "function" and helper.parent.endswith(".<locals>"):
         if helper.parent != f"{caller.qualname}.<locals>":
             return None
         return lambda c: isinstance(c.func, ast.Name) and c.func.id == name
     if helper.kind == "function" and not helper.parent:
-        if name in local or not (same_file or name in imported):
+        if not (same_file or name in imported):
+            return None
+        local = caller_locals() if caller_locals is not None else local_names(caller)
+        if name in local:
             return None
         return lambda c: isinstance(c.func, ast.Name) and c.func.id == name
     if helper.kind != "method" or caller.kind != "method":
@@ -745,13 +773,15 @@ class SitePair:
     call_lines: tuple[int, ...] = ()  # lines of the helper calls, on the helper's side
 
 
-def imported_names(tree: ast.Module | None, module_stem: str) -> frozenset[str]:
-    """Names a module imports by name from a module whose last component is ``module_stem``."""
-    out: set[str] = set()
+def imports_by_stem(tree: ast.Module | None) -> dict[str, frozenset[str]]:
+    """For each last module component ``from X.stem import a, b`` names: the names imported
+    under their own name (one walk of the tree answers every stem)."""
+    out: dict[str, set[str]] = {}
     for st in ast.walk(tree) if tree is not None else ():
-        if isinstance(st, ast.ImportFrom) and (st.module or "").rsplit(".", 1)[-1] == module_stem:
-            out |= {a.asname or a.name for a in st.names if (a.asname or a.name) == a.name}
-    return frozenset(out)
+        if isinstance(st, ast.ImportFrom):
+            names = {a.asname or a.name for a in st.names if (a.asname or a.name) == a.name}
+            out.setdefault((st.module or "").rsplit(".", 1)[-1], set()).update(names)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[SitePair] | str:
@@ -774,13 +804,33 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
         here = file_index(sources, here_path, side)
         there = file_index(sources, there_path, other_side)
         same_file = here_path == helper.path
-        imported = frozenset() if same_file else imported_names(sources.tree(here_path, side), stem)
+        # Per file side, not per helper: which names each function calls, what it imports.
+        called = sources.memo(here_path, side, "called-names", partial(called_names, here))
+        imported = (
+            frozenset()
+            if same_file
+            else sources.memo(
+                here_path,
+                side,
+                "imports-by-stem",
+                partial(imports_by_stem, sources.tree(here_path, side)),
+            ).get(stem, frozenset())
+        )
         for q, c in here.items():
             if c.kind not in ("function", "method") or c is helper:
                 continue
+            if helper.name not in called.get(q, ()):
+                continue  # no call through that name at all
             if q.startswith(f"{helper.qualname}."):
                 continue  # nested in the helper itself
-            m = call_matcher(helper, c, here, same_file, imported)
+            m = call_matcher(
+                helper,
+                c,
+                here,
+                same_file,
+                imported,
+                partial(sources.memo, here_path, side, f"locals:{q}", partial(local_names, c)),
+            )
             if m is None or not calls_in(c.node, m):
                 continue
             if any(

@@ -180,14 +180,9 @@ class ExtractedAnalyzer(Analyzer):
                         body,
                         keep | _globals(sources, f.before_path, "before"),
                     )
-                    holder = after_defs.get(scope)
-                    calls = _calls(holder.node, new.name) if holder is not None and scope else []
-                    if (
-                        eq is None
-                        or not calls
-                        or holder is None
-                        or _still_there(holder.node, window)
-                    ):
+                    holder = after_defs.get(scope) if eq is not None and scope else None
+                    calls = _calls(holder.node, new.name) if holder is not None else []
+                    if not calls or holder is None or _still_there(holder.node, window):
                         i += 1
                         continue
                     call_lines = tuple(
