@@ -182,7 +182,12 @@ class ExtractedAnalyzer(Analyzer):
                     )
                     holder = after_defs.get(scope) if eq is not None and scope else None
                     calls = _calls(holder.node, new.name) if holder is not None else []
-                    if not calls or holder is None or _still_there(holder.node, window):
+                    if (
+                        eq is None
+                        or not calls
+                        or holder is None
+                        or _still_there(holder.node, window)
+                    ):
                         i += 1
                         continue
                     call_lines = tuple(
