@@ -1,0 +1,129 @@
+"""Extraction shapes from real commits: import-time module code moved into a function called once
+at import (requests 21f60fe8), and a helper returning a tuple the caller unpacks. Each with
+look-alikes that must not be proven."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from prreport.bundle import PullRequestBundle, load_bundle
+from prreport.config import Config
+from prreport.findings import Finding
+from prreport.pipeline import Analysis, analyse
+from tests.gitrepo import analyse_commit
+
+BUNDLES = Path(__file__).resolve().parent / "corpus" / "bundles"
+_UA = "requests-21f60fe8"
+_DEFAULTS, _UTILS = "requests/defaults.py", "requests/utils.py"
+
+
+@cache
+def _bundle(case: str) -> PullRequestBundle:
+    return load_bundle(BUNDLES / f"{case}.json.gz")
+
+
+def _text(case: str, path: str, side: str = "after") -> str:
+    f = next(f for f in _bundle(case).files if f.path == path)
+    text = f.after if side == "after" else f.before
+    assert text is not None
+    return text
+
+
+def _extracted(a: Analysis) -> Finding:
+    found = [f for f in a.findings if f.kind == "code.extracted"]
+    assert len(found) == 1, [(f.kind, f.symbol) for f in a.findings]
+    return found[0]
+
+
+def _user_agent_commit(
+    tmp_path: Path, defaults: str | None = None, utils: str | None = None
+) -> Analysis:
+    """requests 21f60fe8 replayed, with the after side of either module replaced."""
+    base = {_DEFAULTS: _text(_UA, _DEFAULTS, "before"), _UTILS: _text(_UA, _UTILS, "before")}
+    change = {
+        _DEFAULTS: defaults if defaults is not None else _text(_UA, _DEFAULTS),
+        _UTILS: utils if utils is not None else _text(_UA, _UTILS),
+    }
+    return analyse_commit(
+        tmp_path, {"requests/__init__.py": "__version__ = '0.8.2'\n", **base}, change
+    )
+
+
+# -- import-time code extracted into a function called once at import -----------------------
+
+
+def test_import_time_code_moved_into_a_function_called_at_import_is_extracted():
+    # requests 21f60fe8: the User-Agent computation of defaults.py (module globals
+    # _implementation, _implementation_version) became utils.default_user_agent(), called
+    # inside the base_headers dict literal; ``platform``, ``sys``, ``__version__`` moved along.
+    a = analyse(_bundle(_UA), Config())
+    fd = _extracted(a)
+    assert fd.symbol == "default_user_agent"
+    assert fd.details["proven"] is True
+    assert fd.details["sites"][0]["scope"] == "<module>"
+    assert fd.details["sites"][0]["path"] == _DEFAULTS
+    assert fd.details["dropped_module_globals"] == ["_implementation", "_implementation_version"]
+    # The removed computation and the new call line are explained.
+    assert (_DEFAULTS, "-", 37) in fd.explains and (_DEFAULTS, "+", 34) in fd.explains
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_extracted_import_time_code_that_changed_is_not_proven(tmp_path: Path):
+    utils = _text(_UA, _UTILS).replace(
+        "_implementation_version = 'Unknown'", "_implementation_version = ''"
+    )
+    assert utils != _text(_UA, _UTILS)
+    a = _user_agent_commit(tmp_path, utils=utils)
+    fd = _extracted(a)
+    assert fd.details["proven"] is False
+    assert any("Unknown" in line for line in fd.details["sites"][0]["residual"])
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_a_module_that_still_reads_a_former_global_is_not_proven(tmp_path: Path):
+    # defaults.py keeps a line reading _implementation, which the extraction made a local of
+    # the helper: at import it would now raise NameError.
+    defaults = _text(_UA, _DEFAULTS) + "\nIMPLEMENTATION = _implementation\n"
+    a = _user_agent_commit(tmp_path, defaults=defaults)
+    fd = _extracted(a)
+    assert fd.details["proven"] is False
+    assert "_implementation" in fd.details["sites"][0]["reason"]
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_a_helper_reading_a_global_of_its_own_module_is_not_proven(tmp_path: Path):
+    # The helper reads ``UNKNOWN`` from utils' own globals: spliced into defaults.py it would
+    # read another module's namespace.
+    utils = _text(_UA, _UTILS).replace(
+        "_implementation_version = 'Unknown'", "_implementation_version = UNKNOWN"
+    )
+    utils = utils.replace("import zlib\n", "import zlib\n\nUNKNOWN = 'Unknown'\n", 1)
+    a = _user_agent_commit(tmp_path, utils=utils)
+    fd = _extracted(a)
+    assert fd.details["proven"] is False
+    assert "UNKNOWN" in fd.details["sites"][0]["reason"]
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_a_call_after_other_calls_in_its_statement_is_not_spliced(tmp_path: Path):
+    # The Accept-Encoding join runs before the User-Agent value in the dict literal, on both
+    # sides: after the change it also runs before the helper's statements, which ran first
+    # before it. Whether the two interact is not provable here: not proven.
+    enc = "    'Accept-Encoding': ', '.join(('identity', 'deflate', 'compress', 'gzip')),\n"
+    head = "defaults['base_headers'] = {\n"
+    before = _text(_UA, _DEFAULTS, "before")
+    after = _text(_UA, _DEFAULTS)
+    assert enc in before and enc in after
+    before = before.replace(enc, "").replace(head, head + enc)
+    after = after.replace(enc, "").replace(head, head + enc)
+    base = {_DEFAULTS: before, _UTILS: _text(_UA, _UTILS, "before")}
+    a = analyse_commit(
+        tmp_path,
+        {"requests/__init__.py": "__version__ = '0.8.2'\n", **base},
+        {_DEFAULTS: after, _UTILS: _text(_UA, _UTILS)},
+    )
+    fd = _extracted(a)
+    assert fd.details["proven"] is False
+    assert "before the call" in fd.details["sites"][0]["reason"]
+    assert a.model.summary.verdict != "pure-refactor"
