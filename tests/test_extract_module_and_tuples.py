@@ -127,3 +127,39 @@ def test_a_call_after_other_calls_in_its_statement_is_not_spliced(tmp_path: Path
     assert fd.details["proven"] is False
     assert "before the call" in fd.details["sites"][0]["reason"]
     assert a.model.summary.verdict != "pure-refactor"
+
+
+def _helper_in_defaults(where: str) -> str:
+    """defaults.py after the change, with default_user_agent defined in it (``where``: before
+    or after the base_headers dict that calls it) instead of imported from utils."""
+    utils = _text(_UA, _UTILS)
+    helper = utils[utils.index("def default_user_agent():") :]
+    defaults = _text(_UA, _DEFAULTS).replace("from .utils import default_user_agent\n", "")
+    defaults = defaults.replace(
+        "\ndefaults = dict()\n",
+        "\nimport platform\nimport sys\n\nfrom . import __version__\n\ndefaults = dict()\n",
+    )
+    if where == "after":
+        return defaults + "\n\n" + helper
+    head = "defaults['base_headers'] = {"
+    return defaults.replace(head, helper + "\n\n" + head)
+
+
+def test_import_time_code_extracted_into_a_function_of_the_same_module(tmp_path: Path):
+    a = _user_agent_commit(
+        tmp_path, defaults=_helper_in_defaults("before"), utils=_text(_UA, _UTILS, "before")
+    )
+    fd = _extracted(a)
+    assert fd.details["proven"] is True and fd.path == _DEFAULTS
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_a_helper_defined_below_its_import_time_call_is_not_proven(tmp_path: Path):
+    # Called while the module runs, before its ``def`` ran: NameError at import.
+    a = _user_agent_commit(
+        tmp_path, defaults=_helper_in_defaults("after"), utils=_text(_UA, _UTILS, "before")
+    )
+    fd = _extracted(a)
+    assert fd.details["proven"] is False
+    assert "not bound once before its call" in fd.details["sites"][0]["reason"]
+    assert a.model.summary.verdict != "pure-refactor"

@@ -1068,6 +1068,10 @@ def prove_module(
     if not sites:
         return None
     lines = tuple(sorted({n for st in sites for n in range(st.lineno, (st.end_lineno or 0) + 1)}))
+    # The module binds the helper's name once (its ``def`` or the import of it), before the call.
+    binders = [st for st in after.body if name in _locals_of([st])]
+    if len(binders) != 1 or binders[0].lineno > min(st.lineno for st in sites):
+        return ModuleProof(False, f"{name} is not bound once before its call", call_lines=lines)
     norm = normalised(helper.node)  # type: ignore[arg-type]
     body = norm.body
     if (
