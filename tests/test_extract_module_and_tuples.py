@@ -163,3 +163,95 @@ def test_a_helper_defined_below_its_import_time_call_is_not_proven(tmp_path: Pat
     assert fd.details["proven"] is False
     assert "not bound once before its call" in fd.details["sites"][0]["reason"]
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# -- a helper returning a tuple the caller unpacks ------------------------------------------
+
+_PIP = "src/pip/_internal/req/constructors.py"
+_STRIP_BODY = """\
+{i}m = re.match(r"^(.+)(\\[[^\\]]+\\])$", {arg})
+{i}{extras} = None
+{i}if m:
+{i}    {path} = m.group(1).rstrip()
+{i}    {extras} = m.group(2)
+{i}else:
+{i}    {path} = {arg}
+"""
+
+
+def _strip_extras_inlined(text: str) -> str:
+    """pip's constructors.py (before 2297a4be) as it would read without ``_strip_extras``: its
+    body written out at both call sites, under the names each caller unpacked the tuple into."""
+    start = text.index("def _strip_extras(path: str)")
+    end = text.index("def convert_extras(")
+    out = text[:start] + text[end:]
+    for call, indent, path, extras, arg in (
+        (
+            "    url_no_extras, extras = _strip_extras(url)\n",
+            "    ",
+            "url_no_extras",
+            "extras",
+            "url",
+        ),
+        (
+            "        p, extras_as_string = _strip_extras(path)\n",
+            "        ",
+            "p",
+            "extras_as_string",
+            "path",
+        ),
+    ):
+        assert call in out
+        body = _STRIP_BODY.format(i=indent, path=path, extras=extras, arg=arg)
+        out = out.replace(call, body)
+    return out
+
+
+def test_helper_returning_a_tuple_the_callers_unpack_is_proven(tmp_path: Path):
+    after = _text("pip-2297a4be", _PIP, "before")
+    before = _strip_extras_inlined(after)
+    a = analyse_commit(tmp_path, {_PIP: before}, {_PIP: after})
+    fd = _extracted(a)
+    assert fd.symbol == "_strip_extras"
+    assert fd.details["proven"] is True
+    assert {s["scope"] for s in fd.details["sites"]} == {
+        "_parse_pip_syntax_editable",
+        "parse_req_from_line",
+    }
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_tuple_unpacked_in_swapped_order_is_not_proven(tmp_path: Path):
+    # The caller unpacks the tuple the other way round: extras and path trade places.
+    after = _text("pip-2297a4be", _PIP, "before")
+    before = _strip_extras_inlined(after)
+    after = after.replace(
+        "url_no_extras, extras = _strip_extras(url)", "extras, url_no_extras = _strip_extras(url)"
+    )
+    a = analyse_commit(tmp_path, {_PIP: before}, {_PIP: after})
+    fd = _extracted(a)
+    assert fd.details["proven"] is False
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_tuple_extraction_inside_a_try_of_the_caller_is_not_proven(tmp_path: Path):
+    # Inside ``try``, an exception half-way through the helper leaves the caller's names as
+    # they were, while the inlined code had already assigned some: not the same.
+    after = _text("pip-2297a4be", _PIP, "before")
+    call = "    url_no_extras, extras = _strip_extras(url)\n"
+    guarded = "    try:\n    " + call + "    except re.error:\n        raise\n"
+    after = after.replace(call, guarded)
+    before = _strip_extras_inlined(after.replace(guarded, call))
+    body = before[before.index("    m = re.match(") :]
+    body = body[
+        : body.index("        url_no_extras = url\n") + len("        url_no_extras = url\n")
+    ]
+    indented = "".join("    " + line if line.strip() else line for line in body.splitlines(True))
+    before = before.replace(
+        body, "    try:\n" + indented + "    except re.error:\n        raise\n", 1
+    )
+    a = analyse_commit(tmp_path, {_PIP: before}, {_PIP: after})
+    fd = _extracted(a)
+    scopes = {s["scope"]: s for s in fd.details["sites"]}
+    assert scopes["_parse_pip_syntax_editable"]["proven"] is False
+    assert a.model.summary.verdict != "pure-refactor"

@@ -440,9 +440,18 @@ def _site_form(st: ast.stmt, call: ast.Call, is_async: bool) -> str | None:
 
 
 def _expansion(
-    helper: Helper, body: list[ast.stmt], st: ast.stmt, call: ast.Call, tail: bool
+    helper: Helper,
+    body: list[ast.stmt],
+    st: ast.stmt,
+    call: ast.Call,
+    tail: bool,
+    guarded: bool = False,
 ) -> tuple[list[ast.stmt], set[str], bool] | str:
-    """Statements replacing ``st`` and the helper-local names they bring, or why not."""
+    """Statements replacing ``st`` and the helper-local names they bring, or why not.
+
+    ``guarded``: ``st`` sits in a ``try`` of the caller (an exception raised half-way through
+    the helper may be caught there, so which names were already assigned is observable).
+    """
     fn = helper.node
     is_async = isinstance(fn, ast.AsyncFunctionDef)
     form = _site_form(st, call, is_async)
@@ -497,7 +506,74 @@ def _expansion(
         else:
             return "helper returns from several places"
         out = [*out, ast.Assign(targets=copy.deepcopy(targets), value=value, lineno=0)]
+        if not guarded:
+            out, introduced = _forwarded(out, rebound - {p for p, _ in bound}, introduced, prefix)
     return [*prefix, *out], introduced, same_args
+
+
+def _forwarded(
+    out: list[ast.stmt], helper_locals: set[str], introduced: set[str], prefix: list[ast.stmt]
+) -> tuple[list[ast.stmt], set[str]]:
+    """``...; a = e1; b = e2; x, y = a, b`` (a helper returning a tuple the caller unpacks, or
+    one local it returns) as ``...; x = e1; y = e2``: the helper's locals renamed to the
+    caller's targets when nothing else in the spliced code uses either name.
+
+    Unsafe only if an exception half-way through could be caught in the caller (the caller's
+    names would then be assigned earlier): the call must not sit in a ``try`` (``guarded``).
+    """
+    last = out[-1]
+    assert isinstance(last, ast.Assign)
+    if len(last.targets) != 1:
+        return out, introduced
+    t, v = last.targets[0], last.value
+    targets = t.elts if isinstance(t, ast.Tuple) else [t]
+    values = v.elts if isinstance(v, ast.Tuple) else [v]
+    if len(targets) != len(values) or not all(isinstance(x, ast.Name) for x in targets + values):
+        return out, introduced
+    want = [x.id for x in targets]  # type: ignore[attr-defined]
+    have = [x.id for x in values]  # type: ignore[attr-defined]
+    if len(set(want)) != len(want) or len(set(have)) != len(have) or not set(have) <= helper_locals:
+        return out, introduced
+    mapping = {h: w for h, w in zip(have, want, strict=True) if h != w}
+    rest = [*prefix, *out[:-1]]
+    used = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)}
+    if used & set(mapping.values()) or any(
+        isinstance(n, (*_SCOPES, ast.Global, ast.Nonlocal)) for s in rest for n in ast.walk(s)
+    ):
+        return out, introduced  # a closure or class could capture the name under either spelling
+    if not all(_assigned_first(out[:-1], h) for h in have):
+        return out, introduced  # a path reading the name before the helper assigned it
+    renamed = [_Rename(mapping).visit(s) for s in out[:-1]]
+    # The names are the caller's targets now: the call statement assigned them anyway.
+    return renamed, introduced - set(have)
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _assigned_first(stmts: Sequence[ast.stmt], name: str) -> bool:
+    """Every path through ``stmts`` assigns ``name`` (``name = ...``, or in both branches of an
+    ``if``) before anything reads it."""
+    for st in stmts:
+        if not _mentions(st, name):
+            continue
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            t = st.targets[0]
+            return isinstance(t, ast.Name) and t.id == name and not _mentions(st.value, name)
+        if isinstance(st, ast.If) and st.orelse and not _mentions(st.test, name):
+            return _assigned_first(st.body, name) and _assigned_first(st.orelse, name)
+        return False
+    return False
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self.mapping.get(node.id, node.id)
+        return node
 
 
 def expand(
@@ -541,7 +617,9 @@ def expand(
                 if _site_form(st, c, isinstance(helper.node, ast.AsyncFunctionDef)) is not None
             ]
             if len(direct) == 1 and len(found) == 1:
-                got = _expansion(helper, body, st, direct[0], top and i == len(stmts) - 1)
+                got = _expansion(
+                    helper, body, st, direct[0], top and i == len(stmts) - 1, id(st) in tried
+                )
                 if isinstance(got, str):
                     failure = failure or got
                     out.append(st)
@@ -565,6 +643,15 @@ def expand(
             out.append(st)
         return out
 
+    # Statements inside a ``try`` of the caller (at any depth).
+    tried = {
+        id(x)
+        for t in ast.walk(fn)
+        if isinstance(t, ast.Try | getattr(ast, "TryStar", ast.Try))
+        for block in (t.body, t.orelse, t.finalbody, *(h.body for h in t.handlers))
+        for top_st in block
+        for x in ast.walk(top_st)
+    }
     fn.body = visit_list(fn.body, True)
     if failure:
         return failure
