@@ -92,6 +92,23 @@ def test_a_new_function_elsewhere_with_callers_rewritten_is_no_rename(tmp_path: 
     assert a.model.summary.verdict != "pure-refactor"
 
 
+def test_an_unreferenced_function_renamed_in_place_and_changed_is_not_dead(tmp_path: Path):
+    # requests' utils.py: ``get_encodings_from_content`` (nothing in the repository calls it)
+    # renamed where it stands and its warning dropped: a rename that changed, not dead code.
+    path = "requests/utils.py"
+    before = _text("requests-1988d9cf", path, "before")
+    start = before.index("    warnings.warn((\n        'In requests 3.0, get_encodings")
+    end = before.index("    charset_re = re.compile(", start)
+    after = before[:start] + before[end:]
+    after = after.replace("def get_encodings_from_content(", "def find_meta_encodings(")
+    a = analyse_commit(tmp_path, {path: before}, {path: after})
+    fd = _named(a, "symbol.renamed", "find_meta_encodings")
+    assert fd.details["old_qualname"] == "get_encodings_from_content"
+    assert fd.details["equality"] == "different"
+    assert not _kind(a, "code.dead-removed")
+    assert a.model.summary.verdict != "pure-refactor"
+
+
 def test_nested_helper_hoisted_renamed_and_rewritten_is_found_by_its_caller():
     # requests 1988d9cf: ``get_encoding_from_headers.<locals>.parse_header`` became the
     # module-level ``_parse_content_type_header``; the caller changed only by that name.
