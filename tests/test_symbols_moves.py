@@ -168,6 +168,27 @@ def test_a_constant_of_the_same_name_with_another_value_is_no_move(tmp_path: Pat
     assert [f.symbol for f in _kind(a, "symbol.moved")] == ["VALIDATE_CALL_SUPPORTED_TYPES"]
 
 
+def test_a_constant_moved_above_what_its_value_reads_is_not_explained(tmp_path: Path):
+    # In the new module, VALIDATE_CALL_SUPPORTED_TYPES = get_args(ValidateCallSupportedTypes)
+    # placed above ValidateCallSupportedTypes: importing the module raises NameError.
+    case = "pydantic-96876ef7"
+    paths = ("pydantic/_internal/_generate_schema.py", "pydantic/_internal/_validate_call.py")
+    base = {p: _text(case, p, "before") for p in paths}
+    change = {p: _text(case, p) for p in paths}
+    values = "VALIDATE_CALL_SUPPORTED_TYPES = get_args(ValidateCallSupportedTypes)\n\n"
+    comment = "# Note: This does not play very well with type checkers."
+    assert values in change[paths[0]] and comment in change[paths[0]]
+    change[paths[0]] = change[paths[0]].replace(values, "").replace(comment, values + comment)
+    a = analyse_commit(tmp_path, base, change)
+    fd = _named(a, "symbol.moved", "VALIDATE_CALL_SUPPORTED_TYPES")
+    assert fd.details["unbound_at_import"] == ["ValidateCallSupportedTypes"]
+    assert fd.details["behavior_change"] is True and not fd.explains
+    assert (
+        _named(a, "symbol.moved", "ValidateCallSupportedTypes").details["unbound_at_import"] == []
+    )
+    assert a.model.summary.verdict != "pure-refactor"
+
+
 def test_a_logger_in_two_modules_is_two_loggers(tmp_path: Path):
     # ``logger = logging.getLogger(__name__)`` removed from one module and added to another
     # names another logger: no move.

@@ -8,6 +8,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import (
@@ -48,6 +49,8 @@ class Move:
     new: Definition
     kind: str  # symbol.moved | symbol.renamed
     equality: str  # byte-identical | modulo-renames | different
+    # Names its definition reads when the new module runs that the module binds only later.
+    unbound: tuple[str, ...] = ()
 
 
 def _equality(a: Definition, b: Definition) -> str:
@@ -260,6 +263,7 @@ def _moves(change: Change) -> list[Move]:
             pairs.append(Move(d, equal[0], "symbol.renamed", _equality(d, equal[0])))
     pairs += _renamed_and_changed(change, removed, added, pairs)
     pairs += _module_renames(change)
+    pairs = [_with_import_order(change, m) for m in pairs]
     # A function's local class or function that now sits in another function travelled with
     # the code around it (extracted or inlined): a local is no symbol anyone imports or calls.
     pairs = [
@@ -278,6 +282,46 @@ def _moves(change: Change) -> list[Move]:
         for m in pairs
         if not any(m.old.path == p and m.old.qualname.startswith(q + ".") for p, q in moved_classes)
     ]
+
+
+def _with_import_order(change: Change, m: Move) -> Move:
+    """``m`` with the names its new module-level definition reads as it runs (a constant's value,
+    a class's bases and body, decorators, defaults) that its new module binds only below it:
+    the move raises NameError at import."""
+    sources = change.sources
+    new = m.new
+    if sources is None or new.parent or m.old.path == new.path:
+        return m
+    tree = sources.tree(new.path, "after")
+    if tree is None:
+        return m
+    node = new.node
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _future_annotations(tree):
+        node = copy.copy(node)
+        node.args = copy.copy(node.args)
+        for field in ("posonlyargs", "args", "kwonlyargs"):
+            setattr(node.args, field, [])
+        node.args.vararg = node.args.kwarg = None
+        node.returns = None
+    first: dict[str, int] = {}
+    for st in tree.body:
+        for n in _binds(st):
+            first.setdefault(n, st.lineno)
+    late = sorted(
+        n
+        for n in _runtime_reads(node, {}, set())
+        if n != new.name and n in first and first[n] > new.start
+    )
+    return dataclasses.replace(m, unbound=tuple(late)) if late else m
+
+
+def _future_annotations(tree: ast.Module) -> bool:
+    return any(
+        isinstance(st, ast.ImportFrom)
+        and st.module == "__future__"
+        and any(a.name == "annotations" for a in st.names)
+        for st in tree.body
+    )
 
 
 def _reads_module_dunder(d: Definition) -> bool:
@@ -317,13 +361,15 @@ def _renamed_and_changed(
     mapped = {(m.old.path, m.old.qualname): m.new.qualname for m in pairs}
     found: list[tuple[Definition, Definition]] = []
     for d in olds:
+        users = _users(sources, d)
         cands = [
             a
             for a in news
             if _FAMILY[a.kind] == _FAMILY[d.kind]
             and not ("<locals>" in d.qualname and "<locals>" in a.qualname)
             and (
-                _same_place(sources, change, d, a, mapped) or _callers_follow(sources, change, d, a)
+                _same_place(sources, change, d, a, mapped)
+                or (bool(users) and _callers_follow(users or [], d, a))
             )
         ]
         if len(cands) == 1:
@@ -332,16 +378,20 @@ def _renamed_and_changed(
     return [Move(d, a, "symbol.renamed", _equality(d, a)) for d, a in once]
 
 
-def _siblings(index: dict[str, Definition], d: Definition) -> list[Definition]:
-    """Functions, classes and constants of ``d``'s own scope, in file order."""
-    return sorted(
-        (x for x in index.values() if x.parent == d.parent and x.kind in _FAMILY),
-        key=lambda x: x.start,
-    )
+def _scopes(sources: SourceFiles, path: str, side: str) -> dict[str, list[Definition]]:
+    """Functions, classes and constants of each scope of a file side, in file order (memoised)."""
+
+    def build() -> dict[str, list[Definition]]:
+        out: dict[str, list[Definition]] = {}
+        for x in file_index(sources, path, side).values():
+            if x.kind in _FAMILY:
+                out.setdefault(x.parent, []).append(x)
+        return {k: sorted(v, key=lambda x: x.start) for k, v in out.items()}
+
+    return dict(sources.memo(path, side, "definition-scopes", build))
 
 
-def _neighbours(index: dict[str, Definition], d: Definition) -> tuple[str | None, str | None]:
-    row = _siblings(index, d)
+def _neighbours(row: list[Definition], d: Definition) -> tuple[str | None, str | None]:
     i = next(i for i, x in enumerate(row) if x is d)
     return (
         row[i - 1].qualname if i > 0 else None,
@@ -371,10 +421,8 @@ def _same_place(
             return False
     else:
         return False
-    before = file_index(sources, f.before_path, "before")
-    after = file_index(sources, f.path, "after")
-    prev_b, next_b = _neighbours(before, d)
-    prev_a, next_a = _neighbours(after, a)
+    prev_b, next_b = _neighbours(_scopes(sources, f.before_path, "before")[d.parent], d)
+    prev_a, next_a = _neighbours(_scopes(sources, f.path, "after")[a.parent], a)
 
     def same(b: str | None, x: str | None) -> bool:
         return b == x if b is None or x is None else mapped.get((d.path, b), b) == x
@@ -397,40 +445,61 @@ def _uses(node: ast.AST, name: str) -> bool:
     )
 
 
-def _callers_follow(sources: SourceFiles, change: Change, d: Definition, a: Definition) -> bool:
-    """Every function that used ``d``'s name uses ``a``'s after the change, otherwise unchanged."""
-    probe = Move(d, a, "symbol.renamed", "different")
-    found = False
+def _used_names(index: dict[str, Definition]) -> dict[str, frozenset[str]]:
+    """For each function of a file side: every name and attribute name it mentions."""
+    return {
+        q: frozenset(
+            n.id if isinstance(n, ast.Name) else n.attr
+            for n in ast.walk(d.node)
+            if isinstance(n, (ast.Name, ast.Attribute))
+        )
+        for q, d in index.items()
+        if d.kind in ("function", "method")
+    }
+
+
+# (function before, its after version, the names the after version mentions)
+_User = tuple[Definition, Definition, frozenset[str]]
+
+
+def _users(sources: SourceFiles, d: Definition) -> list[_User] | None:
+    """The outermost functions that used ``d``'s name, with their after versions; None when one
+    of them cannot be followed (gone, still using the old name, or in a deleted file)."""
+    out: list[_User] = []
     for f in sources.python_files():
         if f.before is None or f.after is None:
             if f.before is not None and f.before_path != d.path and word_hits(f.before, d.name):
-                return False  # a deleted file used the old name: nothing to compare with
+                return None  # a deleted file used the old name: nothing to compare with
             continue
         before = file_index(sources, f.before_path, "before")
         after = file_index(sources, f.path, "after")
+        used_b = sources.memo(f.before_path, "before", "used-names", partial(_used_names, before))
+        used_a = sources.memo(f.path, "after", "used-names", partial(_used_names, after))
         users = [
-            b
-            for q, b in before.items()
-            if b.kind in ("function", "method")
-            and b is not d
-            and not q.startswith(d.qualname + ".")
-            and _uses(b.node, d.name)
+            q
+            for q, names in used_b.items()
+            if d.name in names and q != d.qualname and not q.startswith(d.qualname + ".")
         ]
-        outer = [
-            b
-            for b in users
-            if not any(o is not b and b.qualname.startswith(o.qualname + ".") for o in users)
-        ]
-        for b in outer:
-            x = after.get(b.qualname)
-            if x is None or x.kind != b.kind or _uses(x.node, d.name) or not _uses(x.node, a.name):
-                return False
-            mine = _without(b.node, d.node)
-            got = _Retarget(probe, "", "").visit(mine)
-            if not same_tree(got, x.node, (ast.Import, ast.ImportFrom)):
-                return False
-            found = True
-    return found
+        for q in users:
+            if any(q.startswith(o + ".") for o in users):
+                continue  # judged with its enclosing function
+            x = after.get(q)
+            if x is None or x.kind != before[q].kind or d.name in used_a.get(q, ()):
+                return None
+            out.append((before[q], x, used_a.get(q, frozenset())))
+    return out
+
+
+def _callers_follow(users: list[_User], d: Definition, a: Definition) -> bool:
+    """Every function that used ``d``'s name uses ``a``'s after the change, otherwise unchanged."""
+    if not all(a.name in names for _, _, names in users):
+        return False
+    probe = Move(d, a, "symbol.renamed", "different")
+    for b, x, _ in users:
+        got = _Retarget(probe, "", "").visit(_without(b.node, d.node))
+        if not same_tree(got, x.node, (ast.Import, ast.ImportFrom)):
+            return False
+    return True
 
 
 def _without(root: ast.AST, drop: ast.AST) -> ast.AST:
@@ -523,7 +592,7 @@ class SymbolsAnalyzer(Analyzer):
         # A use left on the old name with nothing re-exporting it now fails to import/resolve.
         broken = bool(stale) and not shim_lines
         ex: list[tuple[str, str, int]] = []
-        if m.equality != "different" and not broken:
+        if m.equality != "different" and not broken and not m.unbound:
             ex += explains(
                 old_file.path,
                 "-",
@@ -571,7 +640,8 @@ class SymbolsAnalyzer(Analyzer):
             "shim_lines": sorted(shim_lines),
             "in_all": in_all,
             "old_class_inherits_new": inherits,
-            "behavior_change": broken or m.equality == "different",
+            "unbound_at_import": list(m.unbound),
+            "behavior_change": broken or m.equality == "different" or bool(m.unbound),
         }
         where = f"{old_file.before_path}:{old.qualname} -> {new_file.path}:{new.qualname}"
         return Finding(
