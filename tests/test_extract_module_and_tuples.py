@@ -4,30 +4,19 @@ look-alikes that must not be proven."""
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Callable
 from pathlib import Path
 
-from prreport.bundle import PullRequestBundle, load_bundle
-from prreport.config import Config
+import pytest
+
 from prreport.findings import Finding
-from prreport.pipeline import Analysis, analyse
+from prreport.pipeline import Analysis
+from tests.corpus_texts import corpus_analysis
+from tests.corpus_texts import corpus_text as _text
 from tests.gitrepo import analyse_commit
 
-BUNDLES = Path(__file__).resolve().parent / "corpus" / "bundles"
 _UA = "requests-21f60fe8"
 _DEFAULTS, _UTILS = "requests/defaults.py", "requests/utils.py"
-
-
-@cache
-def _bundle(case: str) -> PullRequestBundle:
-    return load_bundle(BUNDLES / f"{case}.json.gz")
-
-
-def _text(case: str, path: str, side: str = "after") -> str:
-    f = next(f for f in _bundle(case).files if f.path == path)
-    text = f.after if side == "after" else f.before
-    assert text is not None
-    return text
 
 
 def _extracted(a: Analysis) -> Finding:
@@ -57,7 +46,7 @@ def test_import_time_code_moved_into_a_function_called_at_import_is_extracted():
     # requests 21f60fe8: the User-Agent computation of defaults.py (module globals
     # _implementation, _implementation_version) became utils.default_user_agent(), called
     # inside the base_headers dict literal; ``platform``, ``sys``, ``__version__`` moved along.
-    a = analyse(_bundle(_UA), Config())
+    a = corpus_analysis(_UA)
     fd = _extracted(a)
     assert fd.symbol == "default_user_agent"
     assert fd.details["proven"] is True
@@ -81,28 +70,33 @@ def test_extracted_import_time_code_that_changed_is_not_proven(tmp_path: Path):
     assert a.model.summary.verdict != "pure-refactor"
 
 
-def test_a_module_that_still_reads_a_former_global_is_not_proven(tmp_path: Path):
+def _reads_former_global() -> dict[str, str]:
     # defaults.py keeps a line reading _implementation, which the extraction made a local of
     # the helper: at import it would now raise NameError.
-    defaults = _text(_UA, _DEFAULTS) + "\nIMPLEMENTATION = _implementation\n"
-    a = _user_agent_commit(tmp_path, defaults=defaults)
-    fd = _extracted(a)
-    assert fd.details["proven"] is False
-    assert "_implementation" in fd.details["sites"][0]["reason"]
-    assert a.model.summary.verdict != "pure-refactor"
+    return {"defaults": _text(_UA, _DEFAULTS) + "\nIMPLEMENTATION = _implementation\n"}
 
 
-def test_a_helper_reading_a_global_of_its_own_module_is_not_proven(tmp_path: Path):
+def _reads_own_global() -> dict[str, str]:
     # The helper reads ``UNKNOWN`` from utils' own globals: spliced into defaults.py it would
     # read another module's namespace.
     utils = _text(_UA, _UTILS).replace(
         "_implementation_version = 'Unknown'", "_implementation_version = UNKNOWN"
     )
-    utils = utils.replace("import zlib\n", "import zlib\n\nUNKNOWN = 'Unknown'\n", 1)
-    a = _user_agent_commit(tmp_path, utils=utils)
+    return {"utils": utils.replace("import zlib\n", "import zlib\n\nUNKNOWN = 'Unknown'\n", 1)}
+
+
+@pytest.mark.parametrize(
+    ("sides", "reason"),
+    [(_reads_former_global, "_implementation"), (_reads_own_global, "UNKNOWN")],
+    ids=["module-reads-former-global", "helper-reads-own-global"],
+)
+def test_extraction_whose_names_mean_other_objects_is_not_proven(
+    tmp_path: Path, sides: Callable[[], dict[str, str]], reason: str
+):
+    a = _user_agent_commit(tmp_path, **sides())
     fd = _extracted(a)
     assert fd.details["proven"] is False
-    assert "UNKNOWN" in fd.details["sites"][0]["reason"]
+    assert reason in fd.details["sites"][0]["reason"]
     assert a.model.summary.verdict != "pure-refactor"
 
 

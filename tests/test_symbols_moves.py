@@ -9,33 +9,14 @@ shape applied, and most have a look-alike that must not be reported (or not as p
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 
-from prreport.bundle import PullRequestBundle, load_bundle
-from prreport.config import Config
 from prreport.findings import Finding
-from prreport.pipeline import Analysis, analyse
+from prreport.pipeline import Analysis
+from tests.corpus_texts import corpus_analysis as _corpus
+from tests.corpus_texts import corpus_text as _text
+from tests.corpus_texts import live_changes as _live_changes
 from tests.gitrepo import analyse_commit
-
-BUNDLES = Path(__file__).resolve().parent / "corpus" / "bundles"
-
-
-@cache
-def _bundle(case: str) -> PullRequestBundle:
-    return load_bundle(BUNDLES / f"{case}.json.gz")
-
-
-@cache
-def _corpus(case: str) -> Analysis:
-    return analyse(_bundle(case), Config())
-
-
-def _text(case: str, path: str, side: str = "after") -> str:
-    f = next(f for f in _bundle(case).files if f.path == path)
-    text = f.after if side == "after" else f.before
-    assert text is not None
-    return text
 
 
 def _kind(a: Analysis, kind: str) -> list[Finding]:
@@ -46,14 +27,6 @@ def _named(a: Analysis, kind: str, symbol: str) -> Finding:
     found = [f for f in _kind(a, kind) if f.symbol == symbol]
     assert len(found) == 1, [(f.kind, f.symbol) for f in a.findings if f.kind.startswith("sym")]
     return found[0]
-
-
-def _live_changes(a: Analysis) -> list[str]:
-    return [
-        f.symbol
-        for f in a.model.findings
-        if f.kind == "behavior.changed" and not f.details.get("accounted_by")
-    ]
 
 
 # -- renamed, and the body changed too ------------------------------------------------------
