@@ -120,8 +120,12 @@ def test_module_constants_moved_to_another_module():
     assert types.details["new_path"] == "pydantic/_internal/_generate_schema.py"
     assert types.details["equality"] == "modulo-renames"
     assert types.details["definition_kind"] == "constant"
+    assert types.details["globals_rebound"] == []
+    # Same text, but ``get_args`` was typing's and is typing_extensions' in the new module.
     values = _named(a, "symbol.moved", "VALIDATE_CALL_SUPPORTED_TYPES")
     assert values.details["equality"] == "byte-identical"
+    assert values.details["globals_rebound"] == ["get_args"]
+    assert values.details["behavior_change"] is True and not values.explains
     # The moved lines are explained on both sides.
     assert ("pydantic/_internal/_validate_call.py", "-", 22) in types.explains
     assert not _kind(a, "code.dead-removed")
@@ -177,6 +181,28 @@ def test_a_logger_in_two_modules_is_two_loggers(tmp_path: Path):
         tmp_path, {old: before_old, new: before_new}, {old: after_old, new: after_new}
     )
     assert not [f for f in _kind(a, "symbol.moved") if f.symbol == "logger"]
+
+
+def test_a_function_moved_where_a_global_it_reads_means_another_object(tmp_path: Path):
+    # attrs 3aa497d0 moved resolve_types from _make.py to _funcs.py, which imports _obj_setattr
+    # and fields from _make: the same objects. Replayed with _funcs.py defining its own
+    # _obj_setattr instead, the moved body now calls another function.
+    case = "attrs-3aa497d0"
+    paths = ("src/attr/_make.py", "src/attr/_funcs.py", "src/attr/__init__.py")
+    base = {p: _text(case, p, "before") for p in paths}
+    change = {p: _text(case, p) for p in paths}
+    a = analyse_commit(tmp_path, base, change)
+    assert _named(a, "symbol.moved", "resolve_types").details["globals_rebound"] == []
+    funcs = change[paths[1]].replace(
+        "from ._make import NOTHING, _obj_setattr, fields\n",
+        "from ._make import NOTHING, fields\n\n_obj_setattr = setattr\n",
+    )
+    assert funcs != change[paths[1]]
+    a = analyse_commit(tmp_path / "shadowed", base, {**change, paths[1]: funcs})
+    fd = _named(a, "symbol.moved", "resolve_types")
+    assert fd.details["globals_rebound"] == ["_obj_setattr"]
+    assert fd.details["behavior_change"] is True and not fd.explains
+    assert a.model.summary.verdict != "pure-refactor"
 
 
 # -- moved and renamed at once; renamed modules ---------------------------------------------

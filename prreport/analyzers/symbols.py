@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import dataclasses
 import re
@@ -27,12 +28,14 @@ from prreport.analyzers._defs import (
     strip_docstring,
     word_hits,
 )
-from prreport.analyzers._equiv import canonical, module_bindings
+from prreport.analyzers._equiv import canonical, locally_bound, module_bindings
+from prreport.analyzers._equiv import module_of as module_path
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 from prreport.textlines import split_lines
 
+_BUILTINS = frozenset(dir(builtins))
 _FAMILY = {
     "function": "callable",
     "method": "callable",
@@ -51,6 +54,8 @@ class Move:
     equality: str  # byte-identical | modulo-renames | different
     # Names its definition reads when the new module runs that the module binds only later.
     unbound: tuple[str, ...] = ()
+    # Globals its body reads that name another object (or nothing) in its new module.
+    rebound: tuple[str, ...] = ()
 
 
 def _equality(a: Definition, b: Definition) -> str:
@@ -264,6 +269,7 @@ def _moves(change: Change) -> list[Move]:
     pairs += _renamed_and_changed(change, removed, added, pairs)
     pairs += _module_renames(change)
     pairs = [_with_import_order(change, m) for m in pairs]
+    pairs = [_with_globals(change, m, pairs) for m in pairs]
     # A function's local class or function that now sits in another function travelled with
     # the code around it (extracted or inlined): a local is no symbol anyone imports or calls.
     pairs = [
@@ -313,6 +319,51 @@ def _with_import_order(change: Change, m: Move) -> Move:
         if n != new.name and n in first and first[n] > new.start
     )
     return dataclasses.replace(m, unbound=tuple(late)) if late else m
+
+
+def _with_globals(change: Change, m: Move, pairs: list[Move]) -> Move:
+    """``m`` with the global names its body reads that mean another object in its new module:
+    the same import on both sides, a definition that moved along under its name (or that the
+    new module imports back from the old one), an unshadowed builtin; anything else is listed."""
+    sources = change.sources
+    old, new = m.old, m.new
+    if sources is None or old.path == new.path:
+        return m
+    old_tree, new_tree = sources.tree(old.path, "before"), sources.tree(new.path, "after")
+    if old_tree is None or new_tree is None:
+        return m
+    old_imp, new_imp = module_bindings(old_tree, old.path), module_bindings(new_tree, new.path)
+    old_top = {d.name for d in file_index(sources, old.path, "before").values() if not d.parent}
+    new_top = {d.name for d in file_index(sources, new.path, "after").values() if not d.parent}
+    along = {
+        x.old.name: x.new.name
+        for x in pairs
+        if x.old.path == old.path and x.new.path == new.path and not x.old.parent
+    }
+    old_mod, new_mod = module_path(old.path), module_path(new.path)
+    free = {
+        n.id for n in ast.walk(old.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    } - locally_bound(old.node)
+    if isinstance(old.node, ast.ClassDef):
+        free -= {x.name for x in old.node.body if isinstance(x, _DEFS)}
+    # A name the new version does not read at all is spelled another way there: the equality
+    # test compared what the two spellings mean (``functools.partial`` / ``partial``).
+    free &= {n.id for n in ast.walk(new.node) if isinstance(n, ast.Name)}
+    bad = []
+    for n in sorted(free - {old.name, new.name}):
+        if n in old_imp:
+            same = new_imp.get(n) == old_imp[n] or (
+                old_imp[n] == f"{new_mod}.{n}" and n in new_top and n not in new_imp
+            )
+        elif n in old_top:
+            same = along.get(n) == n or new_imp.get(n) == f"{old_mod}.{n}"
+        elif n in _BUILTINS:
+            same = n not in new_top and n not in new_imp
+        else:
+            same = True  # unresolved before as well (names.py reports it)
+        if not same:
+            bad.append(n)
+    return dataclasses.replace(m, rebound=tuple(bad)) if bad else m
 
 
 def _future_annotations(tree: ast.Module) -> bool:
@@ -592,7 +643,7 @@ class SymbolsAnalyzer(Analyzer):
         # A use left on the old name with nothing re-exporting it now fails to import/resolve.
         broken = bool(stale) and not shim_lines
         ex: list[tuple[str, str, int]] = []
-        if m.equality != "different" and not broken and not m.unbound:
+        if m.equality != "different" and not broken and not m.unbound and not m.rebound:
             ex += explains(
                 old_file.path,
                 "-",
@@ -641,7 +692,11 @@ class SymbolsAnalyzer(Analyzer):
             "in_all": in_all,
             "old_class_inherits_new": inherits,
             "unbound_at_import": list(m.unbound),
-            "behavior_change": broken or m.equality == "different" or bool(m.unbound),
+            "globals_rebound": list(m.rebound),
+            "behavior_change": broken
+            or m.equality == "different"
+            or bool(m.unbound)
+            or bool(m.rebound),
         }
         where = f"{old_file.before_path}:{old.qualname} -> {new_file.path}:{new.qualname}"
         return Finding(
