@@ -233,6 +233,41 @@ def test_renamed_module_moves_its_definitions():
     assert _named(a, "symbol.renamed", "slots_dataclass").details["equality"] == "byte-identical"
 
 
+def test_renamed_module_with_every_importer_updated_is_pure(tmp_path: Path):
+    # pydantic 2b861ba2 left one ``@dataclass`` in _decorators.py (line 120) unbound; with that
+    # use updated too, the rename of module and decorator is fully explained, the relative
+    # ``from ._dataclass import dataclass`` -> ``from ._internal_dataclass import
+    # slots_dataclass`` included.
+    case = "pydantic-2b861ba2"
+    deco, old, new = (
+        "pydantic/_internal/_decorators.py",
+        "pydantic/_internal/_dataclass.py",
+        "pydantic/_internal/_internal_dataclass.py",
+    )
+    after = _text(case, deco)
+    assert after.count("\n@dataclass\n") == 1
+    base = {deco: _text(case, deco, "before"), old: _text(case, new, "before")}
+    base |= {"pydantic/__init__.py": "", "pydantic/_internal/__init__.py": ""}
+    change = {deco: after.replace("\n@dataclass\n", "\n@slots_dataclass\n"), old: None}
+    change[new] = _text(case, new)
+    a = analyse_commit(tmp_path, base, change)
+    fd = _named(a, "symbol.renamed", "slots_dataclass")
+    assert fd.details["call_sites_updated"] is True
+    assert (deco, "+", 41) in fd.explains and (deco, "-", 41) in fd.explains
+    assert not [f for f in a.findings if f.kind == "names.unresolved"]
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_a_docstring_still_showing_the_old_name_as_a_call_is_a_stale_reference():
+    # rich 76e234b7 renamed Progress.default_columns with no alias, and the new docstring shows
+    # ``*Progress.default_columns(),``: a use spelled in prose is still a use.
+    a = _corpus("rich-76e234b7")
+    fd = _named(a, "symbol.renamed", "Progress.get_default_columns")
+    assert fd.details["stale_references"] == ["rich/progress.py:626"]
+    assert fd.details["call_sites_updated"] is False
+    assert a.model.summary.verdict != "pure-refactor"
+
+
 def test_a_renamed_test_module_moves_no_symbols():
     # poetry 0caf55f9 also renamed tests/utils/test_source.py: tests are no importable symbols.
     a = _corpus("poetry-0caf55f9")

@@ -798,6 +798,8 @@ def _stale_references(
             continue
         if row.lstrip().startswith("#") or (path == old_path and int(line) in shim):
             continue
+        if m.kind == "symbol.renamed" and not _used_there(sources, path, int(line), row, name):
+            continue  # the word in prose (a docstring, a message), not a use of the definition
         if m.kind == "symbol.renamed":
             if _imports_from_elsewhere(row, old_mod):
                 continue  # the same name of another module (``from dataclasses import dataclass``)
@@ -808,6 +810,39 @@ def _stale_references(
         ):
             stale.append(hit)
     return stale, scope
+
+
+def _used_there(sources: SourceFiles, path: str, line: int, row: str, name: str) -> bool:
+    """Whether ``name`` on this line is a use: code, or in a string or docstring spelled like one
+    (``Progress.default_columns()``, ``"default_columns"``) -- not a word of prose."""
+    code = sources.memo(
+        path, "head", f"code-lines:{name}", partial(_code_lines, sources, path, name)
+    )
+    if code is None or line in code:
+        return True
+    n = re.escape(name)
+    return bool(re.search(rf"\.{n}\b|\b{n}\s*\(|[\"'`]{n}[\"'`]", row))
+
+
+def _code_lines(sources: SourceFiles, path: str, name: str) -> frozenset[int] | None:
+    """Lines of a file at head where ``name`` is code (a name, attribute, import or definition),
+    or None when the file's syntax tree is not at hand."""
+    tree = sources.tree(path, "head")
+    if tree is None:
+        return None
+    out: set[int] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id == name:
+            out.add(n.lineno)
+        elif isinstance(n, ast.Attribute) and n.attr == name:
+            out.add(n.end_lineno or n.lineno)
+        elif isinstance(n, ast.alias) and name in (n.name.split(".")[-1], n.asname):
+            out.add(n.lineno)
+        elif isinstance(n, (*_DEFS,)) and n.name == name:
+            out.add(n.lineno)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            out.add(n.lineno)
+    return frozenset(out)
 
 
 def _imports_from_elsewhere(row: str, old_mod: str) -> bool:
@@ -839,14 +874,27 @@ def _updated_lines(
             if not 0 < n <= len(before):
                 continue
             row = before[n - 1].strip()
-            if m.kind == "symbol.renamed":
-                new_row = re.sub(rf"(?<![\w]){re.escape(m.old.name)}(?![\w])", m.new.name, row)
-            else:
-                new_row = row.replace(old_mod, new_mod)
+            new_row = _retargeted(row, m, old_mod, new_mod)
             if new_row != row and added.get(new_row):
                 out += [(f.path, "-", n), (f.path, "+", added[new_row].pop(0))]
         out += _updated_functions(sources, f, m, old_mod, new_mod)
     return out
+
+
+def _retargeted(row: str, m: Move, old_mod: str, new_mod: str) -> str:
+    """A source line with the old name (a rename) and the old module (a move, absolute or
+    relative: ``from ._old import x``) spelled the new way."""
+    if m.old.name != m.new.name:
+        row = re.sub(rf"(?<![\w]){re.escape(m.old.name)}(?![\w])", m.new.name, row)
+    if old_mod != new_mod:
+        row = row.replace(old_mod, new_mod)
+        old_last, new_last = old_mod.rsplit(".", 1)[-1], new_mod.rsplit(".", 1)[-1]
+        same_package = old_mod.rpartition(".")[0] == new_mod.rpartition(".")[0]
+        if same_package:
+            row = re.sub(
+                rf"^(from\s+\.+){re.escape(old_last)}(\s+import\b)", rf"\g<1>{new_last}\2", row
+            )
+    return row
 
 
 class _Retarget(ast.NodeTransformer):
