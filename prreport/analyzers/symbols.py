@@ -7,6 +7,7 @@ import builtins
 import copy
 import dataclasses
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -26,6 +27,7 @@ from prreport.analyzers._defs import (
     residual,
     same_tree,
     strip_docstring,
+    text_rows,
     word_hits,
 )
 from prreport.analyzers._equiv import canonical, locally_bound, module_bindings
@@ -33,7 +35,6 @@ from prreport.analyzers._equiv import module_of as module_path
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
-from prreport.textlines import split_lines
 
 _BUILTINS = frozenset(dir(builtins))
 _FAMILY = {
@@ -59,6 +60,8 @@ class Move:
 
 
 def _equality(a: Definition, b: Definition) -> str:
+    if a.kind == b.kind and a.text == b.text:
+        return "byte-identical"  # the same text, name included (a renamed module's definitions)
     if a.kind == "function" and b.kind == "method":
         same = _becomes_method(a, b) or _becomes_static(a, b)
         return "modulo-renames" if same else "different"
@@ -309,10 +312,7 @@ def _with_import_order(change: Change, m: Move) -> Move:
             setattr(node.args, field, [])
         node.args.vararg = node.args.kwarg = None
         node.returns = None
-    first: dict[str, int] = {}
-    for st in tree.body:
-        for n in _binds(st):
-            first.setdefault(n, st.lineno)
+    first = sources.memo(new.path, "after", "first-bindings", partial(_first_bindings, tree))
     late = sorted(
         n
         for n in _runtime_reads(node, {}, set())
@@ -332,7 +332,12 @@ def _with_globals(change: Change, m: Move, pairs: list[Move]) -> Move:
     old_tree, new_tree = sources.tree(old.path, "before"), sources.tree(new.path, "after")
     if old_tree is None or new_tree is None:
         return m
-    old_imp, new_imp = module_bindings(old_tree, old.path), module_bindings(new_tree, new.path)
+    old_imp = sources.memo(
+        old.path, "before", "module-bindings", partial(module_bindings, old_tree, old.path)
+    )
+    new_imp = sources.memo(
+        new.path, "after", "module-bindings", partial(module_bindings, new_tree, new.path)
+    )
     old_top = {d.name for d in file_index(sources, old.path, "before").values() if not d.parent}
     new_top = {d.name for d in file_index(sources, new.path, "after").values() if not d.parent}
     along = {
@@ -364,6 +369,15 @@ def _with_globals(change: Change, m: Move, pairs: list[Move]) -> Move:
         if not same:
             bad.append(n)
     return dataclasses.replace(m, rebound=tuple(bad)) if bad else m
+
+
+def _first_bindings(tree: ast.Module) -> dict[str, int]:
+    """Name -> the line of the first module-level statement binding it."""
+    first: dict[str, int] = {}
+    for st in tree.body:
+        for n in _binds(st):
+            first.setdefault(n, st.lineno)
+    return first
 
 
 def _future_annotations(tree: ast.Module) -> bool:
@@ -630,8 +644,9 @@ class SymbolsAnalyzer(Analyzer):
         old_mod = module_of(old_file.before_path, sources)
         new_mod = module_of(new_file.path, sources)
         old_after = sources.text(old_file.path, "after") if old_file.after is not None else None
-        shim_lines = _shim_lines(old_after, old.name, new.name, new_mod, m.kind)
-        in_all = _in_all(old_after, old.name)
+        old_tree = sources.tree(old_file.path, "after") if old_file.after is not None else None
+        shim_lines = _shim_lines(old_tree, old.name, new.name, new_mod, m.kind)
+        in_all = bool(_all_lines(old_tree, old.name))
         stale, scope = _stale_references(bundle, sources, m, old_mod, shim_lines, old_file.path)
         inherits = None
         if old.parent and new.parent and old.parent != new.parent:
@@ -661,9 +676,13 @@ class SymbolsAnalyzer(Analyzer):
             ex += _updated_lines(sources, m, old_mod, new_mod)
             if old_file.after is None:
                 # A deleted module's ``from __future__`` imports compiled only that module.
-                ex += explains(old_file.before_path, "-", _future_lines(old_file.before))
+                ex += explains(
+                    old_file.before_path,
+                    "-",
+                    _future_lines(sources.tree(old_file.before_path, "before")),
+                )
             if old_after is not None:
-                kept = _all_lines(old_after, old.name) if in_all else set()
+                kept = _all_lines(old_tree, old.name) if in_all else set()
                 for n in sorted(shim_lines | kept):
                     ex += explains(
                         old_file.path,
@@ -705,17 +724,11 @@ class SymbolsAnalyzer(Analyzer):
 
 
 def _shim_lines(
-    text: str | None, old_name: str, new_name: str, new_mod: str, kind: str
+    tree: ast.Module | None, old_name: str, new_name: str, new_mod: str, kind: str
 ) -> set[int]:
     """Lines of the old module that keep the old name importable (re-export or alias)."""
-    if not text:
-        return set()
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return set()
     out: set[int] = set()
-    for st in tree.body:
+    for st in tree.body if tree is not None else ():
         if isinstance(st, ast.ImportFrom) and (
             st.level
             or st.module == new_mod
@@ -735,33 +748,20 @@ def _shim_lines(
     return out
 
 
-def _future_lines(text: str | None) -> list[int]:
+def _future_lines(tree: ast.Module | None) -> list[int]:
     """Lines of the ``from __future__ import ...`` statements of a module."""
-    try:
-        tree = ast.parse(text or "")
-    except SyntaxError:
-        return []
+    body = tree.body if tree is not None else []
     return [
         n
-        for st in tree.body
+        for st in body
         if isinstance(st, ast.ImportFrom) and st.module == "__future__"
         for n in range(st.lineno, (st.end_lineno or st.lineno) + 1)
     ]
 
 
-def _in_all(text: str | None, name: str) -> bool:
-    return bool(_all_lines(text, name))
-
-
-def _all_lines(text: str | None, name: str) -> set[int]:
+def _all_lines(tree: ast.Module | None, name: str) -> set[int]:
     """Lines of an ``__all__`` assignment naming ``name`` (empty when there is none)."""
-    if not text:
-        return set()
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return set()
-    for st in tree.body:
+    for st in tree.body if tree is not None else ():
         if isinstance(st, (ast.Assign, ast.AugAssign)):
             targets = st.targets if isinstance(st, ast.Assign) else [st.target]
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
@@ -790,7 +790,7 @@ def _stale_references(
     for hit in sorted(set(hits)):
         path, _, line = hit.rpartition(":")
         text = sources.text(path, "head")
-        rows = split_lines(text) if text else []
+        rows = text_rows(text) if text else []
         row = rows[int(line) - 1] if line.isdigit() and 0 < int(line) <= len(rows) else None
         if row is None:
             if m.kind == "symbol.renamed":
@@ -863,8 +863,8 @@ def _updated_lines(
     out: list[tuple[str, str, int]] = []
     for f in sources.python_files():
         cl = sources.changed(f)
-        before = split_lines(f.before or "")
-        after = split_lines(f.after or "")
+        before = text_rows(f.before or "")
+        after = text_rows(f.after or "")
         # Equal rows (``@new_name`` on several classes) pair one to one, in order.
         added: dict[str, list[int]] = {}
         for n in cl.added:
@@ -976,38 +976,49 @@ class _ThroughSelf(ast.NodeTransformer):
         return node
 
 
+# (function before, its after version, its removed lines, its added lines)
+_Edited = tuple[Definition, Definition, list[int], list[int]]
+
+
+def _edited_functions(sources: SourceFiles, f: FileChange) -> list[_Edited]:
+    """Functions of a file present on both sides whose lines changed (the outermost ones:
+    a nested function is judged with the function around it)."""
+    before = file_index(sources, f.before_path, "before")
+    after = file_index(sources, f.path, "after")
+    cl = sources.changed(f)
+    removed, added = sorted(cl.removed), sorted(cl.added)
+    funcs = [b for b in before.values() if b.kind in ("function", "method")]
+    out: list[_Edited] = []
+    for b in funcs:
+        a = after.get(b.qualname)
+        if a is None or a.kind != b.kind:
+            continue
+        gone = removed[bisect_left(removed, b.start) : bisect_right(removed, b.end)]
+        came = added[bisect_left(added, a.start) : bisect_right(added, a.end)]
+        if not gone and not came:
+            continue
+        if "<locals>" in b.qualname and any(
+            x.start <= b.start and b.end <= x.end and x is not b for x in funcs
+        ):
+            continue  # judged with its enclosing function
+        out.append((b, a, gone, came))
+    return out
+
+
 def _updated_functions(
     sources: SourceFiles, f: FileChange, m: Move, old_mod: str, new_mod: str
 ) -> list[tuple[str, str, int]]:
     """Changed lines of functions whose only change is using the new name (reformatting aside)."""
     if f.before is None or f.after is None:
         return []
-    before = file_index(sources, f.before_path, "before")
     after = file_index(sources, f.path, "after")
-    cl = sources.changed(f)
+    edited = sources.memo(
+        f.path, "after", "edited-functions", partial(_edited_functions, sources, f)
+    )
     out: list[tuple[str, str, int]] = []
-    for q, b in before.items():
-        a = after.get(q)
-        if b.kind not in ("function", "method") or a is None or a.kind != b.kind:
+    for b, a, gone, came in edited:
+        if b is m.old or a is m.new or not _uses(b.node, m.old.name):
             continue
-        if b is m.old or a is m.new:
-            continue
-        gone = [n for n in cl.removed if b.start <= n <= b.end]
-        came = [n for n in cl.added if a.start <= n <= a.end]
-        if not gone and not came:
-            continue
-        if not any(
-            (isinstance(n, ast.Name) and n.id == m.old.name)
-            or (isinstance(n, ast.Attribute) and n.attr == m.old.name)
-            for n in ast.walk(b.node)
-        ):
-            continue
-        if "<locals>" in q and any(
-            x.start <= b.start and b.end <= x.end and x is not b
-            for x in before.values()
-            if x.kind in ("function", "method")
-        ):
-            continue  # judged with its enclosing function
         moved = _Retarget(m, old_mod, new_mod).visit(copy.deepcopy(b.node))
         now = a.node
         home = _static_home(m)
@@ -1065,8 +1076,8 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
                 continue
             if "<locals>" in q or b.node.lineno not in gone or a.node.lineno not in came:  # type: ignore[attr-defined]
                 continue
-            rows_b = rows_b or split_lines(f.before)
-            rows_a = rows_a or split_lines(f.after)
+            rows_b = rows_b or text_rows(f.before)
+            rows_a = rows_a or text_rows(f.after)
             if not _whole(rows_b, b, gone) or not _whole(rows_a, a, came):
                 continue
             if not same_tree(b.node, a.node):
