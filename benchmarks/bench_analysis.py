@@ -6,7 +6,8 @@ Prints, in one run:
 (a) whole process: ``prreport --bundle PR --format json`` over a 2 MB PR of 12 large
     standard-library modules with imports hoisted out of loops (``stdlib_pr.py``) against a
     process that only ``ast.parse``s the same texts, median of ``--runs`` paired runs (target
-    <= 3x);
+    <= 3x); both with bytecode caches, as an installed prreport has them (written into a
+    temporary ``PYTHONPYCACHEPREFIX`` even where ``PYTHONDONTWRITEBYTECODE`` is set);
 (b) the same in-process: analysis, report model and JSON against ``ast.parse`` (target <= 2x);
 (c) every commit of the labelled corpus (tests/corpus/): total analysis time against total
     parse time (target <= 3x);
@@ -287,10 +288,10 @@ _PARSE_ONLY = (
 )
 
 
-def _run(cmd: list[str]) -> tuple[float, int]:
+def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
     """Wall time and peak RSS (bytes) of one child process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _pid, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -298,6 +299,15 @@ def _run(cmd: list[str]) -> tuple[float, int]:
     if proc.returncode:
         raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err}")
     return elapsed, usage.ru_maxrss * 1024  # Linux: kilobytes
+
+
+def _child_env(root: Path) -> dict[str, str]:
+    """The measured processes' environment: bytecode caches written (into ``root``), as an
+    installed prreport has them, even where ``PYTHONDONTWRITEBYTECODE`` is set (then every run
+    would compile prreport's modules from source, a tenth of a second)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
+    return env
 
 
 def whole_process(bundle: PullRequestBundle, runs: int) -> tuple[float, float, int]:
@@ -316,15 +326,16 @@ def whole_process(bundle: PullRequestBundle, runs: int) -> tuple[float, float, i
         report = [sys.executable, "-m", "prreport", "--bundle", str(saved)]
         report += ["--format", "json", "--out", str(root / "out"), "-q"]
         parse = [sys.executable, "-c", _PARSE_ONLY, *texts]
-        _run(report)  # warm-up: bytecode caches, page cache
-        _run(parse)
+        env = _child_env(root)
+        _run(report, env)  # warm-up: bytecode caches, page cache
+        _run(parse, env)
         ours: list[float] = []
         theirs: list[float] = []
         rss = 0
         for i in range(runs):
             pair = [(report, ours), (parse, theirs)]
             for cmd, into in pair if i % 2 == 0 else reversed(pair):
-                secs, peak = _run(cmd)
+                secs, peak = _run(cmd, env)
                 into.append(secs)
                 if cmd is report:
                     rss = max(rss, peak)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 from collections.abc import Iterable, Sequence
 
@@ -46,7 +47,12 @@ def category(path: str) -> str:
         or name in (".gitlab-ci.yml", "action.yml")
     ):
         return "ci"
-    if name in _BUILD_NAMES or name.startswith("requirements") or name.endswith(".lock"):
+    code = name.endswith(".py")  # requirements.py, data/loader.py: a module like any other
+    if (
+        name in _BUILD_NAMES
+        or (name.startswith("requirements") and not code)
+        or name.endswith(".lock")
+    ):
         return "build"
     if (
         any(p in ("test", "tests", "testing") for p in parts[:-1])
@@ -57,11 +63,18 @@ def category(path: str) -> str:
         return "test"
     if name.endswith(_DOC_EXT) or any(p in ("docs", "doc") for p in parts[:-1]):
         return "docs"
-    if name.endswith(_DATA_EXT) or any(p == "data" for p in parts[:-1]):
+    if name.endswith(_DATA_EXT) or (not code and any(p == "data" for p in parts[:-1])):
         return "data"
     if name.endswith(_CONFIG_EXT):
         return "config"
     return "source"
+
+
+@functools.lru_cache(maxsize=16)
+def _package_dirs(head_paths: tuple[str, ...]) -> frozenset[str]:
+    """Directories holding an ``__init__.py`` (asked once per file of a PR, and per head path
+    when every module's name is listed: made once per set of head paths)."""
+    return frozenset(posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py"))
 
 
 def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterable[str]) -> str:
@@ -72,7 +85,7 @@ def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterabl
     directory = posixpath.dirname(path)
     if not path.endswith(".py"):
         return directory or "."
-    inits = {posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py")}
+    inits = _package_dirs(tuple(head_paths))
     parts = directory.split("/") if directory else []
     # Walk up while each directory is a package; the first non-package ancestor is the root.
     start = len(parts)
@@ -84,7 +97,7 @@ def module_name(path: str, globs: Sequence[tuple[str, str]], head_paths: Iterabl
 
 def python_module_path(path: str, head_paths: Iterable[str]) -> str:
     """Dotted import name of a Python file (``python/pkg/sub/mod.py`` -> ``pkg.sub.mod``)."""
-    inits = {posixpath.dirname(p) for p in head_paths if p.endswith("__init__.py")}
+    inits = _package_dirs(tuple(head_paths))
     directory = posixpath.dirname(path)
     parts = directory.split("/") if directory else []
     start = len(parts)

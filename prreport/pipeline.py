@@ -62,6 +62,11 @@ def _sources_for(bundle: PullRequestBundle, previous: SourceFiles | None) -> Sou
 
 def gather(source: Source, config: Config) -> PullRequestBundle:
     """Fetch the bundle and the context the analyzers ask for (until they ask for nothing new)."""
+    with few_collections():  # the planning rounds parse every file side
+        return _gather(source, config)
+
+
+def _gather(source: Source, config: Config) -> PullRequestBundle:
     bundle = source.fetch()
     analyzers = selected(config.analysis)
     sources = SourceFiles(bundle)
@@ -93,16 +98,41 @@ def gather(source: Source, config: Config) -> PullRequestBundle:
     return bundle
 
 
+class _Pause:
+    """The cyclic collector's pause shared by nested and concurrent analyses (digest jobs)."""
+
+    lock = threading.Lock()
+    holders = 0
+    paused = False  # this module disabled the collector (it was enabled)
+
+
+# Allocations a pause lets pile up before collecting anyway: concurrent digest jobs can keep
+# the collector paused for a whole digest, and reference cycles must still be freed.
+_PAUSE_VALVE = 5_000_000
+
+
 @contextlib.contextmanager
 def few_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector rarely: analysis allocates millions of tree nodes that
-    all stay alive, and each default full pass walks all of them."""
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], 100_000), *before[1:])
+    """Run no cyclic garbage collection while analysing: the syntax trees and indexes (millions
+    of objects) all stay alive until the analysis ends, then reference counting frees them, so
+    every pass over them would be wasted. On leaving, what is still alive joins the oldest
+    generation without a pass (``freeze`` + ``unfreeze``), as if it had survived the passes."""
+    with _Pause.lock:
+        if _Pause.holders == 0:
+            _Pause.paused = gc.isenabled()
+            gc.disable()
+        _Pause.holders += 1
     try:
         yield
     finally:
-        gc.set_threshold(*before)
+        with _Pause.lock:
+            _Pause.holders -= 1
+            if _Pause.paused and _Pause.holders == 0:
+                gc.freeze()
+                gc.unfreeze()
+                gc.enable()
+            elif _Pause.paused and gc.get_count()[0] > _PAUSE_VALVE:
+                gc.collect()
 
 
 def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:

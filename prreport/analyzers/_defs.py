@@ -245,6 +245,9 @@ def index(path: str, tree: ast.Module | None, text: str | None) -> dict[str, Def
                     walk(h.body, parent, in_class, in_function)
 
     walk(tree.body, "", False, False)
+    # ``walk`` calls itself through its closure: a reference cycle that would keep the index,
+    # the source lines and the syntax tree it points into alive until a collector pass.
+    walk = None  # type: ignore[assignment]
     return out
 
 

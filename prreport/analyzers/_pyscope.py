@@ -9,9 +9,10 @@ from __future__ import annotations
 import ast
 import bisect
 import functools
+import itertools
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +119,7 @@ class ScopeIndex:
     imports: tuple[ImportBinding, ...]
     loops: tuple[Loop, ...]
     scopes: dict[str, tuple[int, int]]
+    classes: frozenset[str] = frozenset()  # the scopes that are class bodies
 
 
 # Statements without nested bodies: the walk never descends into them.
@@ -297,6 +299,33 @@ class _Walker:
                     self._block(case.body, scope, in_func, (*ctx, guard))
 
 
+def child_blocks(st: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists of a compound statement in source order: body, handlers, else,
+    finally, match cases."""
+    if type(st) in SIMPLE_STATEMENTS:
+        return []
+    out = [getattr(st, "body", None) or []]
+    out += [h.body for h in getattr(st, "handlers", ())]
+    out += [getattr(st, "orelse", None) or [], getattr(st, "finalbody", None) or []]
+    out += [c.body for c in getattr(st, "cases", ())]
+    return [b for b in out if b]
+
+
+def all_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``body`` and of the blocks nested in it, definitions included, in
+    source order; expressions are not walked (a statement can only sit in a statement list)."""
+    stack: list[Iterator[ast.stmt]] = [iter(body)]
+    while stack:
+        for st in stack[-1]:
+            yield st
+            blocks = child_blocks(st)
+            if blocks:
+                stack.append(itertools.chain.from_iterable(blocks))
+                break
+        else:
+            stack.pop()
+
+
 def _const(text: str) -> Callable[[], str]:
     return lambda: text
 
@@ -342,9 +371,12 @@ class _Indexer(_Walker):
         self.loop_imports: dict[int, list[int]] = {}
         self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, str, Pending]] = []
         self.scopes: dict[str, tuple[int, int]] = {}
+        self.classes: set[str] = set()
 
     def on_scope(self, qualname: str, st: ast.stmt) -> None:
         self.scopes[qualname] = (st.lineno, st.end_lineno or st.lineno)
+        if isinstance(st, ast.ClassDef):
+            self.classes.add(qualname)
 
     def on_stmt(self, st: ast.stmt, scope: str, ctx: Pending) -> None:
         if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
@@ -416,7 +448,7 @@ def index(tree: ast.Module, text: str) -> ScopeIndex:
         )
         for st, scope, ctx in ix.loops
     )
-    return ScopeIndex(tuple(ix.imports), loops, ix.scopes)
+    return ScopeIndex(tuple(ix.imports), loops, ix.scopes, frozenset(ix.classes))
 
 
 def _header_exprs(st: ast.stmt) -> Iterable[ast.AST]:

@@ -117,7 +117,9 @@ def _head_index(sources: SourceFiles, path: str) -> ScopeIndex | None:
 
 
 def _lazy(ix: ScopeIndex) -> list[ImportBinding]:
-    return [b for b in ix.imports if not b.at_module_level]
+    """Imports run when a function is called: one in a class body runs with the module and
+    binds a class attribute (``from email.iterators import walk`` makes ``Message.walk``)."""
+    return [b for b in ix.imports if not b.at_module_level and b.scope not in ix.classes]
 
 
 def _dotted(node: ast.expr) -> str:

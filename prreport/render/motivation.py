@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from markdown_it import MarkdownIt
-
 # Headings of common PR templates whose sections say why and what; in order of preference.
 _MOTIVATION_HEADINGS = (
     r"motivation",
@@ -40,6 +38,8 @@ def extract_motivation(body: str) -> dict[str, Any]:
     text = _TRAILER.sub("", _HTML_COMMENT.sub("", body or "")).strip()
     if not text:
         return {"source": "none", "sections": []}
+    from markdown_it import MarkdownIt  # only for a PR with a description
+
     lines = text.splitlines()
     tokens = MarkdownIt("commonmark").parse(text)
     headings = []

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
+import pickle
 import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import jinja2
+import jinja2.bccache
 
 from prreport.render.escape import md_code, md_fence, md_quote, md_text, md_url
 
@@ -21,15 +26,57 @@ def templates_dir() -> Path:
     return here.parent / "templates"
 
 
+# Options that change what a template compiles to: part of the bytecode cache's file names.
+_COMPILE_OPTIONS: dict[str, Any] = {
+    "autoescape": False,
+    "keep_trailing_newline": True,
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+}
+
+
+def bytecode_dir() -> Path:
+    """Where compiled templates are kept between runs: ``$XDG_CACHE_HOME/prreport/templates``
+    (default ``~/.cache/prreport/templates``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "prreport" / "templates"
+
+
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Compiled templates on disk (a process compiling every template costs more than its
+    analysis of a small PR); a directory that cannot be read or written only means compiling."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Load the template's code, or leave the bucket empty (then it compiles)."""
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, TypeError, pickle.UnpicklingError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Store the template's code when the directory allows it."""
+        try:
+            os.makedirs(self.directory, mode=0o700, exist_ok=True)
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache() -> _BytecodeCache:
+    # Jinja checks each template's source checksum, not its own version or our options.
+    tag = hashlib.sha1(repr((jinja2.__version__, sorted(_COMPILE_OPTIONS.items()))).encode())
+    return _BytecodeCache(str(bytecode_dir()), f"{tag.hexdigest()[:12]}-%s.cache")
+
+
+@functools.cache
 def environment() -> jinja2.Environment:
-    """The Jinja environment: StrictUndefined, no autoescape (Markdown), our filters."""
+    """The Jinja environment (one per process: it keeps the compiled templates): StrictUndefined,
+    no autoescape (Markdown), our filters."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
+        bytecode_cache=_bytecode_cache(),
+        **_COMPILE_OPTIONS,
     )
     # Every PR-supplied string reaches Markdown through one of these (prreport.render.escape).
     env.filters["md"] = md_text
