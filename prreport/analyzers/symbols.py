@@ -1098,7 +1098,7 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
             rows_a = rows_a or text_rows(f.after)
             if not _whole(rows_b, b, gone) or not _whole(rows_a, a, came):
                 continue
-            if not same_tree(b.node, a.node):
+            if not same_tree(b.node, a.node) or not _order_changed(sources, f, b, a):
                 continue
             if any(q.startswith(p + ".") for p in done) or not _order_safe(sources, f, b, a):
                 continue
@@ -1122,6 +1122,19 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
             yield Finding(
                 "behavior.unchanged", f.path, a.start, q, where, details, tuple(sorted(set(ex)))
             )
+
+
+def _order_changed(sources: SourceFiles, f: FileChange, b: Definition, a: Definition) -> bool:
+    """Whether other definitions of its scope (on both sides) now come before it that did not
+    (or the reverse): rewritten in place is no reordering."""
+    row_b = _scopes(sources, f.before_path, "before").get(b.parent, [])
+    row_a = _scopes(sources, f.path, "after").get(a.parent, [])
+    common = {x.qualname for x in row_b} & {x.qualname for x in row_a}
+
+    def ahead(row: list[Definition], d: Definition) -> set[str]:
+        return {x.qualname for x in row if x.start < d.start and x.qualname in common}
+
+    return ahead(row_b, b) != ahead(row_a, a)
 
 
 def _whole(rows: list[str], d: Definition, changed: set[int]) -> bool:
