@@ -32,6 +32,7 @@ from prreport.analyzers._defs import (
 )
 from prreport.analyzers._equiv import canonical, locally_bound, module_bindings
 from prreport.analyzers._equiv import module_of as module_path
+from prreport.analyzers._expand import contained
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
@@ -438,7 +439,7 @@ def _renamed_and_changed(
             if _FAMILY[a.kind] == _FAMILY[d.kind]
             and not ("<locals>" in d.qualname and "<locals>" in a.qualname)
             and (
-                _same_place(sources, change, d, a, mapped)
+                (_same_place(sources, change, d, a, mapped) and _alike(d, a))
                 or (bool(users) and _callers_follow(users or [], d, a))
             )
         ]
@@ -458,6 +459,12 @@ def _still_used(sources: SourceFiles, name: str) -> bool:
         for f in sources.python_files()
         if f.after is not None
     )
+
+
+def _alike(d: Definition, a: Definition) -> bool:
+    """Most of each body is in the other, in order: a rewrite in place is not a rename."""
+    old, new = _body_text(d), _body_text(a)
+    return min(contained(old, new), contained(new, old)) >= 0.5
 
 
 def _scopes(sources: SourceFiles, path: str, side: str) -> dict[str, list[Definition]]:
