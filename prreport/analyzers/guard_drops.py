@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import importlib
 import re
 import sys
@@ -381,10 +382,12 @@ class GuardDropAnalyzer(Analyzer):
         new = sources.memo(f.path, "after", "functions", lambda: functions(after))
         out: list[Finding] = []
         pairs: list[tuple[str, ast.AST, ast.AST, tuple[int, int], tuple[int, int]]] = []
+        lines = sorted(removed)
         for key in sorted(old.functions.keys() & new.functions.keys()):
             a, b = old.functions[key], new.functions[key]
-            if not any(a.start <= n <= a.end for n in removed):
-                continue
+            at = bisect.bisect_left(lines, a.start)
+            if at == len(lines) or lines[at] > a.end:
+                continue  # no removed line inside the function
             fa, fb = a.node, b.node
             if not _header_equal(fa, fb) or same_tree(fa.args, fb.args) is False:
                 continue
