@@ -204,6 +204,7 @@ _PER_SIDE = frozenset(
         "scopes",
         "optional-flags",
         "if-tests",
+        "module-imports",
     }
 )
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:
