@@ -47,7 +47,12 @@ def category(path: str) -> str:
         or name in (".gitlab-ci.yml", "action.yml")
     ):
         return "ci"
-    if name in _BUILD_NAMES or name.startswith("requirements") or name.endswith(".lock"):
+    code = name.endswith(".py")  # requirements.py, data/loader.py: a module like any other
+    if (
+        name in _BUILD_NAMES
+        or (name.startswith("requirements") and not code)
+        or name.endswith(".lock")
+    ):
         return "build"
     if (
         any(p in ("test", "tests", "testing") for p in parts[:-1])
@@ -58,7 +63,7 @@ def category(path: str) -> str:
         return "test"
     if name.endswith(_DOC_EXT) or any(p in ("docs", "doc") for p in parts[:-1]):
         return "docs"
-    if name.endswith(_DATA_EXT) or any(p == "data" for p in parts[:-1]):
+    if name.endswith(_DATA_EXT) or (not code and any(p == "data" for p in parts[:-1])):
         return "data"
     if name.endswith(_CONFIG_EXT):
         return "config"

@@ -20,6 +20,7 @@ FINDING_KINDS: tuple[str, ...] = (
     "behavior.changed",
     "behavior.unchanged",
     "code.branches-collapsed",
+    "code.branches-flattened",
     "code.dead-removed",
     "code.extracted",
     "code.inlined",

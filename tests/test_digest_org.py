@@ -141,6 +141,34 @@ def test_plan_from_a_list_file_and_errors(org_server: Any, tmp_path: Path):
     assert "Traceback" not in res.stderr
 
 
+def test_a_since_until_plan_hands_each_matrix_job_the_same_window(tmp_path: Path):
+    listing = tmp_path / "repos.txt"
+    listing.write_text("acme/alpha\nacme/beta\n")
+    res = run_cli(
+        "digest", "plan", "--list", str(listing), "--since", "2026-08-17", "--until", "2026-08-23"
+    )
+    assert res.returncode == 0, res.stderr
+    plan = json.loads(res.stdout)
+    label = plan["window"]["label"]
+    assert label == "2026-08-17_2026-08-23"
+    assert plan["include"] == [
+        {"repo": r, "week": label, "since": "2026-08-17", "until": "2026-08-23"}
+        for r in ("acme/alpha", "acme/beta")
+    ]
+    # What the workflow's matrix job passes on resolves to the plan's window, so every shard
+    # is named and bounded alike and the merge accepts them together.
+    entry = plan["include"][0]
+    job = resolve_window(None, entry["since"], entry["until"])
+    assert job.to_json() == plan["window"]
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert (
+        'window=(--since "$SINCE" --until "$UNTIL")' in text
+        and "SINCE: ${{ matrix.since }}" in text
+    )
+    res = run_cli("digest", "plan", "--list", str(listing), "--week", WEEK, "--since", "2026-08-17")
+    assert res.returncode == 2 and "exclusive" in res.stderr
+
+
 def test_merge_equals_one_process_digest_in_any_order(
     org_server: Any, shards: tuple[list[Digest], Path, Path], monkeypatch: pytest.MonkeyPatch
 ):

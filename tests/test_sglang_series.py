@@ -99,8 +99,29 @@ def test_35847_early_return_collapse_is_not_called_pure(tmp_path: Path):
     assert [f.symbol for f in _of(a, "behavior.changed")] == ["get_kv_class"]
 
 
-@pytest.mark.xfail(reason="issue #15 shape 6 not built yet: early-return collapse", strict=True)
 def test_35847_early_return_collapse_names_the_inputs_answered_differently(tmp_path: Path):
     a = _run(tmp_path, "35847")
     [fd] = _of(a, "code.branches-collapsed")
     assert fd.symbol == "get_kv_class"
+    assert fd.details["pattern"] == "early-return"
+    assert (fd.details["subject"], fd.details["value"]) == ("class_type", "KVClassType.KVARGS")
+    # Every backend of the chain already answered KVArgs for KVARGS: only the backends outside
+    # the chain, which used to raise, are answered differently.
+    when = (
+        "class_type == KVClassType.KVARGS and transfer_backend not in "
+        "(TransferBackend.MOONCAKE, TransferBackend.NIXL, TransferBackend.FAKE)"
+    )
+    assert fd.details["inputs"] == [
+        {
+            "when": when,
+            "before": "raise ValueError(f'Unsupported transfer backend: {transfer_backend}')",
+            "after": "return KVArgs",
+        }
+    ]
+    assert fd.details["behavior_change"] is True
+    # The function's behaviour change is counted, with those inputs, not as a generic change.
+    [changed] = [f for f in a.model.findings if f.kind == "behavior.changed"]
+    assert changed.symbol == "get_kv_class"
+    assert changed.details["inputs"] == fd.details["inputs"]
+    assert not changed.details.get("accounted_by")
+    assert a.model.summary.verdict == "refactor-with-behavior-change"

@@ -101,6 +101,17 @@ class SourceFiles:
             ]
         return list(self._python)
 
+    def modified(self) -> list[tuple[FileChange, ast.Module, ast.Module]]:
+        """Changed Python files present on both sides, with their before and after trees."""
+        out = []
+        for f in self.python_files():
+            if f.before is None or f.after is None:
+                continue
+            before, after = self.tree(f.before_path, "before"), self.tree(f.path, "after")
+            if before is not None and after is not None:
+                out.append((f, before, after))
+        return out
+
     def text(self, path: str, side: str) -> str | None:
         """Text of a changed file (side ``"before"`` or ``"after"``) or a context file (``"head"``)."""
         return _without_bom(self._raw_text(path, side))
@@ -199,6 +210,7 @@ _PER_SIDE = frozenset(
         "pyscope",
         "functions",
         "module-bindings",
+        "rebound-builtins",
         "defs",
         "lines",
         "scopes",

@@ -3,11 +3,16 @@
 ``canonical(node, bindings, local)`` returns a normalised copy of a function (or module) so two
 versions that differ only in
 
-- a docstring (the first string statement of a module, class or function body),
+- a docstring (the first string statement of a module, class or function body) or any other
+  string statement (an attribute docstring: a string after an assignment),
 - annotations (parameters, return, ``x: T = v``; the type argument of ``cast``; string
   annotations made real),
 - the spelling of the same imported object (``from m import X`` / ``m.X`` / ``import m as n; n.X``,
   ``typing.overload`` / ``t.overload``)
+- pyupgrade-style spellings of the same thing: ``open(f, "r")`` / ``open(f)``,
+  ``class A(object):`` / ``class A:``, ``set(x for x in y)`` / ``{x for x in y}`` (and
+  ``list``), ``"{} {!r}".format(a, b)`` / ``f"{a} {b!r}"`` (names,
+  constants or attributes, each used once in order)
 
 compare equal with :func:`prreport.analyzers._defs.same_tree`. Everything else (logic, messages,
 defaults, decorators other than their spelling) stays.
@@ -16,6 +21,7 @@ defaults, decorators other than their spelling) stays.
 from __future__ import annotations
 
 import ast
+import string
 from collections.abc import Iterable
 
 from prreport.analyzers import copy_tree
@@ -128,15 +134,23 @@ def _is_docstring(st: ast.stmt) -> bool:
 
 
 class _Canon(ast.NodeTransformer):
-    def __init__(self, names: dict[str, str], shadowed: set[str]) -> None:
+    def __init__(self, names: dict[str, str], shadowed: set[str], rebound: set[str]) -> None:
         self.names = {k: v for k, v in names.items() if k not in shadowed}
+        self.rebound = shadowed | rebound
         self._fields: set[int] = set()
 
-    # Docstrings and annotations say nothing about what the code does.
+    # Docstrings (a body's first string, and attribute docstrings: a string statement after
+    # an assignment) and annotations say nothing about what the code does.
     def _strip_doc(self, node: ast.AST) -> None:
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and _is_docstring(body[0]):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and any(_is_docstring(st) for st in block):
+                setattr(node, name, [st for st in block if not _is_docstring(st)] or [ast.Pass()])
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        if isinstance(node, ast.stmt | ast.ExceptHandler | ast.match_case):
+            self._strip_doc(node)
+        return super().generic_visit(node)
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self._strip_doc(node)
@@ -144,6 +158,8 @@ class _Canon(ast.NodeTransformer):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
         self._strip_doc(node)
+        if len(node.bases) == 1 and not node.keywords and self._builtin(node.bases[0], "object"):
+            node.bases = []  # ``class A(object):`` is ``class A:`` in Python 3
         # Class-level annotations are fields (dataclasses, pydantic): kept, only their spelling
         # is normalised (a string annotation made real is the same annotation).
         for st in node.body:
@@ -187,7 +203,30 @@ class _Canon(ast.NodeTransformer):
         if parts and parts[-1] == "cast" and len(node.args) == 2:
             # typing.cast(T, x) returns x whatever T is (a string or a real type).
             node.args = [ast.Constant(value=None), node.args[1]]
-        return self.generic_visit(node)
+        if self._builtin(node.func, "open"):
+            _drop_default_mode(node)
+        comp = {"set": ast.SetComp, "list": ast.ListComp}.get(getattr(node.func, "id", ""))
+        if (
+            comp is not None
+            and self._builtin(node.func, node.func.id)  # type: ignore[attr-defined]
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.GeneratorExp)
+            and not node.keywords
+        ):
+            # set(x for x in y) is {x for x in y}; list(...) is [...].
+            gen = node.args[0]
+            return self.visit(ast.copy_location(comp(elt=gen.elt, generators=gen.generators), node))
+        visited = self.generic_visit(node)
+        return _as_fstring(visited) if isinstance(visited, ast.Call) else visited
+
+    def _builtin(self, func: ast.AST, name: str) -> bool:
+        """``func`` is the builtin ``name``: not imported, assigned or defined in the file."""
+        return (
+            isinstance(func, ast.Name)
+            and func.id == name
+            and name not in self.names
+            and name not in self.rebound
+        )
 
     # The same imported object, however it is spelled, becomes one canonical name.
     def _canonical(self, node: ast.Name | ast.Attribute) -> ast.AST | None:
@@ -212,6 +251,110 @@ class _Canon(ast.NodeTransformer):
         return node
 
 
-def canonical(node: ast.AST, names: dict[str, str], shadowed: set[str] | None = None) -> ast.AST:
-    """A normalised deep copy of ``node`` (see the module docstring); ``node`` is not changed."""
-    return _Canon(names, shadowed or set()).visit(copy_tree(node))
+def canonical(
+    node: ast.AST,
+    names: dict[str, str],
+    shadowed: set[str] | None = None,
+    rebound: set[str] | None = None,
+) -> ast.AST:
+    """A normalised deep copy of ``node`` (see the module docstring); ``node`` is not changed.
+
+    ``shadowed``: names ``node`` binds itself (not the imported object of that name);
+    ``rebound``: builtins the file binds (see ``rebound_builtins``).
+    """
+    return _Canon(names, shadowed or set(), rebound or set()).visit(copy_tree(node))
+
+
+_BUILTINS_SPELLED = ("open", "object", "set", "list")
+
+
+def rebound_builtins(tree: ast.Module) -> set[str]:
+    """The builtins whose other spellings ``canonical`` accepts that the file binds itself."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            name = node.id
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            name = node.name
+        elif isinstance(node, ast.arg):
+            name = node.arg
+        elif isinstance(node, ast.alias):
+            name = node.asname or node.name.split(".")[0]
+        else:
+            continue
+        if name in _BUILTINS_SPELLED:
+            out.add(name)
+    return out
+
+
+def _drop_default_mode(call: ast.Call) -> None:
+    """``open(f, "rt")`` / ``open(f, mode="r")`` as ``open(f)``, ``"wt"`` as ``"w"``: text mode
+    and reading are the defaults."""
+    modes = [a for a in call.args[1:2]] + [k.value for k in call.keywords if k.arg == "mode"]
+    for mode in modes:
+        if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
+            if "b" not in mode.value and "t" in mode.value:
+                mode.value = mode.value.replace("t", "")
+    if len(call.args) == 2 and _is_str(call.args[1], ("r",)):
+        call.args = call.args[:1]
+    elif len(call.args) <= 1:
+        call.keywords = [
+            k for k in call.keywords if not (k.arg == "mode" and _is_str(k.value, ("r",)))
+        ]
+
+
+def _is_str(node: ast.AST, values: tuple[str, ...]) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
+
+
+def _as_fstring(call: ast.Call) -> ast.AST:
+    """``"{} is {!r:>8}".format(a, b.c)`` as ``f"{a} is {b.c!r:>8}"`` when that is the same:
+    each argument used once, in the order the call evaluates them. Both call
+    ``format(value, spec)`` on each value; the f-string does so before it evaluates the next
+    argument (assumed not to matter: a ``__format__`` that changes what a later argument
+    computes)."""
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr == "format"
+        and isinstance(func.value, ast.Constant)
+        and isinstance(func.value.value, str)
+    ):
+        return call
+    values: list[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
+    order = [str(i) for i in range(len(call.args))] + [k.arg or "**" for k in call.keywords]
+    if "**" in order or any(isinstance(a, ast.Starred) for a in call.args):
+        return call
+    try:
+        fields = list(string.Formatter().parse(func.value.value))
+    except ValueError:
+        return call
+    text, used, auto = [], [], 0
+    if any(f == "" for _, f, _, _ in fields) and any(f and f.isdigit() for _, f, _, _ in fields):
+        return call  # "{} {0}" raises ValueError: no f-string is the same
+    for literal, field, spec, conversion in fields:
+        text.append(literal.replace("{", "{{").replace("}", "}}"))
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        if field not in order or spec and "{" in spec:
+            return call  # attribute/index access in the field, or a nested field
+        used.append(field)
+        text.append(
+            "{"
+            + f"__fmt{order.index(field)}"
+            + (f"!{conversion}" if conversion else "")
+            + (f":{spec}" if spec else "")
+            + "}"
+        )
+    if used != order:
+        return call  # an argument unused, repeated or out of order
+    try:
+        made = ast.parse("f" + repr("".join(text)), mode="eval").body
+    except SyntaxError:
+        return call
+    for node in ast.walk(made):
+        if isinstance(node, ast.FormattedValue) and isinstance(node.value, ast.Name):
+            node.value = values[int(node.value.id[5:])]
+    return made

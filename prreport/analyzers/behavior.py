@@ -17,7 +17,10 @@ from prreport.analyzers._equiv import (
     imports_in,
     locally_bound,
     module_bindings,
+    rebound_builtins,
 )
+from prreport.analyzers._pyversion import declared_min_python
+from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 from prreport.textlines import split_lines
@@ -124,7 +127,8 @@ def _canonical_def(
     own = imports_in(fn)
     names = {**module, **bindings(own, path)}
     own_names = set(bindings(own, path))
-    return canonical(fn, names, locally_bound(fn) - own_names)
+    rebound = sources.memo(path, side, "rebound-builtins", lambda: rebound_builtins(tree))
+    return canonical(fn, names, locally_bound(fn) - own_names, rebound)
 
 
 def _import_lines(index: _Index, start: int, end: int) -> set[int]:
@@ -167,13 +171,7 @@ class BehaviorAnalyzer(Analyzer):
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""
         findings: list[Finding] = []
-        for f in sources.python_files():
-            if f.before is None or f.after is None:
-                continue
-            before = sources.tree(f.before_path, "before")
-            after = sources.tree(f.path, "after")
-            if before is None or after is None:
-                continue
+        for f, before, after in sources.modified():
             findings.extend(self._file(f, sources, before, after))
         return sorted(findings, key=Finding.sort_key)
 
@@ -214,6 +212,11 @@ class BehaviorAnalyzer(Analyzer):
                     _canonical_def(b.node, f.path, after, sources, "after"),
                 )
                 same = same_tree(canon[0], canon[1], _IMPORTS)
+            rewrites: list[Rewrite] | None = None
+            if not same and canon is not None:
+                # Rewrites that keep what the code does (a local inlined, nested ifs merged...).
+                rewrites = see_through(*canon, declared_min_python(sources))
+                same = rewrites is not None
             same_of[key] = same
             details = {
                 "before_line": a.start,
@@ -225,14 +228,21 @@ class BehaviorAnalyzer(Analyzer):
             }
             if same and canon is not None:
                 details["equal_modulo"] = "docstrings, annotations, import spelling"
+            if rewrites:
+                details["rewrites"] = [r.as_dict() for r in rewrites]
             if not same:
                 # The changed lines the residual comes from, so the model can tell whether a
                 # refactor finding that proved equivalence accounts for every one of them.
-                old_imports = _import_lines(old, a.start, a.end)
-                new_imports = _import_lines(new, b.start, b.end)
+                # Imports, docstrings and comments are not the residual (never compared).
+                old_doc, new_doc = _string_lines(a.node), _string_lines(b.node)
+                old_quiet = _import_lines(old, a.start, a.end) | old_doc
+                new_quiet = _import_lines(new, b.start, b.end) | new_doc
+                # Its docstring lines say nothing about behaviour: this finding explains them.
+                doc_lines = [(f.before_path, "-", n) for n in gone if n in old_doc]
+                doc_lines += [(f.path, "+", n) for n in came if n in new_doc]
                 details["residual_lines"] = [
-                    ("-", n) for n in gone if n not in old_imports and _text(old_lines, n)
-                ] + [("+", n) for n in came if n not in new_imports and _text(new_lines, n)]
+                    ("-", n) for n in gone if n not in old_quiet and _code(old_lines, n)
+                ] + [("+", n) for n in came if n not in new_quiet and _code(new_lines, n)]
             if same:
                 # Equal syntax trees apart from imports: every changed line is an import (which
                 # the import analyzers describe), formatting, a comment or a blank line.
@@ -252,7 +262,15 @@ class BehaviorAnalyzer(Analyzer):
                 )
             else:
                 out.append(
-                    Finding("behavior.changed", f.path, b.start, qual, f"{qual} changed", details)
+                    Finding(
+                        "behavior.changed",
+                        f.path,
+                        b.start,
+                        qual,
+                        f"{qual} changed",
+                        details,
+                        tuple(sorted(doc_lines)),
+                    )
                 )
         module = _module_level(f, old, new, before, after, removed, added)
         if module is not None:
@@ -306,8 +324,14 @@ def _module_level(
     drop = (ast.Import, ast.ImportFrom, *_DEFS)
     if not same_tree(before, after, drop):
         # Docstrings, class-field annotation spelling and imported-object spelling change nothing.
-        a = canonical(_without_defs(before), module_bindings(before, f.before_path))
-        b = canonical(_without_defs(after), module_bindings(after, f.path))
+        a = canonical(
+            _without_defs(before),
+            module_bindings(before, f.before_path),
+            rebound=rebound_builtins(before),
+        )
+        b = canonical(
+            _without_defs(after), module_bindings(after, f.path), rebound=rebound_builtins(after)
+        )
         if not same_tree(a, b, drop):
             return None
     details = {
@@ -367,6 +391,24 @@ def _formatting_line(imports: list[tuple[int, int]], lines: list[str], n: int) -
         if 1 <= k <= len(lines) and _inside(imports, k):
             return False
     return True
+
+
+def _code(lines: list[str], n: int) -> bool:
+    """Whether line ``n`` holds code (not blank, not only a comment)."""
+    return _text(lines, n) and not lines[n - 1].lstrip().startswith("#")
+
+
+def _string_lines(fn: ast.AST) -> set[int]:
+    """Lines of the string statements (docstrings, attribute docstrings) inside ``fn``."""
+    out: set[int] = set()
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            out.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return out
 
 
 def _text(lines: list[str], n: int) -> bool:

@@ -4,11 +4,29 @@ from __future__ import annotations
 
 import ast
 import bisect
+import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import bound_names, dump, explains, lines_with_blanks, same_tree
+from prreport.analyzers._assume import (
+    Assumption,
+    Facts,
+    decide,
+    dotted,
+    facts_of,
+    imports_of,
+    outcome,
+    simplify,
+)
+from prreport.analyzers._defs import (
+    bound_names,
+    dump,
+    explains,
+    file_index,
+    lines_with_blanks,
+    same_tree,
+)
 from prreport.analyzers._pyscope import SIMPLE_STATEMENTS
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
@@ -284,19 +302,27 @@ class BranchesAnalyzer(Analyzer):
             afters = (
                 [c for c in _chains(at, "", _within(scopes)) if c.scope in scopes] if scopes else []
             )
+            yield from _flattened(f, sources, removed, added)
             used: set[int] = set()
+            sides = _Sides(bt, at)
             for b in befores:
                 for a in afters:
                     if id(a) in used or a.scope != b.scope:
                         continue
-                    found = self._match(f, b, a, removed, added)
+                    found = self._match(f, b, a, removed, added, sides)
                     if found is not None:
                         used.add(id(a))
                         yield found
                         break
 
     def _match(
-        self, f: FileChange, b: _Chain, a: _Chain, removed: set[int], added: set[int]
+        self,
+        f: FileChange,
+        b: _Chain,
+        a: _Chain,
+        removed: set[int],
+        added: set[int],
+        sides: _Sides,
     ) -> Finding | None:
         details: dict = {
             "scope": b.scope or "<module>",
@@ -304,6 +330,7 @@ class BranchesAnalyzer(Analyzer):
             "after_line": a.span[0],
         }
         extra_after: list[int] = []
+        extra_before: list[int] = []
         if len(a.tests) > len(b.tests):
             return None  # a chain that grew is neither a merge nor a hoist
         same_tests = all(_same(x, y) for x, y in zip(a.tests, b.tests, strict=False))
@@ -338,6 +365,11 @@ class BranchesAnalyzer(Analyzer):
                 details.update(
                     proven=proven, method="tests-independent-of-statement" if proven else "none"
                 )
+        elif same_tests and (early := _early_return(b, a, sides)) is not None:
+            details.update(early)
+            # The early if, and the code after the chain that the case analysis compared.
+            extra_after += [a.stmts[a.index - 1].lineno, _block_end(a)]
+            extra_before.append(_block_end(b))
         elif len(a.tests) < len(b.tests):
             details["pattern"] = "merged-branches"
             ok, _subject, values, _counter = _enumerate(b, a)
@@ -374,8 +406,10 @@ class BranchesAnalyzer(Analyzer):
         details["before_branches"] = len(b.tests)
         details["after_branches"] = len(a.tests)
         ex: list[tuple[str, str, int]] = []
-        if details["proven"]:
-            ex += explains(f.path, "-", lines_with_blanks(f.before, *b.span, removed))
+        # An early return whose cost is named (the inputs answered differently) explains its lines.
+        if details["proven"] or details.get("inputs"):
+            end_b = max([b.span[1], *extra_before])
+            ex += explains(f.path, "-", lines_with_blanks(f.before, b.span[0], end_b, removed))
             start = min([a.span[0], *extra_after])
             end = max([a.span[1], *extra_after])
             ex += explains(f.path, "+", lines_with_blanks(f.after, start, end, added))
@@ -468,3 +502,277 @@ def _subject_text(b: _Chain, a: _Chain) -> str:
                 left = n.left if not isinstance(n.left, ast.Constant) else n.comparators[0]
                 return ast.unparse(left)
     return ""
+
+
+class _Sides:
+    """The two trees of a file, and what they say about values, read the first time asked."""
+
+    def __init__(self, before: ast.Module, after: ast.Module) -> None:
+        self.before, self.after = before, after
+        self._facts: tuple[Facts, Facts] | None = None
+
+    def facts(self) -> tuple[Facts, Facts]:
+        """(before, after) facts of the file."""
+        if self._facts is None:
+            self._facts = (facts_of(self.before), facts_of(self.after))
+        return self._facts
+
+
+def _local_parameter(tree: ast.Module, node: ast.stmt, name: str) -> bool:
+    """``name`` is a parameter of the function that holds ``node`` and nothing rebinds it: no
+    assignment, ``del``, ``global``/``nonlocal`` (here or in a nested function), so no call
+    made on a path can change it."""
+    holder: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            fn.lineno <= node.lineno <= (fn.end_lineno or fn.lineno)
+        ):
+            if holder is None or fn.lineno >= holder.lineno:
+                holder = fn  # the innermost one
+    if holder is None:
+        return False
+    args = holder.args
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    if name not in params:
+        return False
+    for n in ast.walk(ast.Module(body=holder.body, type_ignores=[])):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return False
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, ast.arg) and n.arg == name:
+            return False  # a nested function's own parameter: another variable, keep it simple
+    return True
+
+
+def _early_test(st: ast.stmt) -> tuple[ast.expr, ast.expr, list[ast.stmt]] | None:
+    """(subject, value, body) of ``if subject == value: <imports> return/raise ...`` (no else)."""
+    if not isinstance(st, ast.If) or st.orelse or not isinstance(st.body[-1], _EXITS):
+        return None
+    if not all(isinstance(x, (ast.Import, ast.ImportFrom)) for x in st.body[:-1]):
+        return None
+    t = st.test
+    if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+        return None
+    left, right = t.left, t.comparators[0]
+    if _is_value(left) and not _is_value(right):
+        left, right = right, left
+    if dotted(left) is None or not _is_value(right):
+        return None
+    return left, right, st.body
+
+
+def _is_value(node: ast.expr) -> bool:
+    """A literal or a dotted name (an enum member, a class constant)."""
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.Attribute) and dotted(node) is not None
+    )
+
+
+def _early_return(b: _Chain, a: _Chain, sides: _Sides) -> dict | None:
+    """Details of a chain whose answer for one value moved into an early ``if x == K: return``
+    just before it, or None when that is not the shape or a path cannot be followed.
+
+    Case analysis on ``x == K``: for ``x != K`` the after chain must do what the before chain
+    did (equal up to entries for K that are never read); for ``x == K`` every before path
+    (each branch, and falling through) is compared with the early return: the paths that
+    answered otherwise are the inputs now answered differently.
+    """
+    if a.index == 0 or len(a.tests) != len(b.tests):
+        return None
+    early = _early_test(a.stmts[a.index - 1])
+    if early is None:
+        return None
+    subject, value, body = early
+    # A parameter nothing rebinds keeps its value along every path (calls cannot change it).
+    if not isinstance(subject, ast.Name) or not all(
+        _local_parameter(tree, c.node, subject.id)
+        for tree, c in ((sides.before, b), (sides.after, a))
+    ):
+        return None
+    # The code before is the same; the code after the chain is compared on each path below.
+    prefix_b = b.stmts[: b.index]
+    if not same_tree(prefix_b, a.stmts[: a.index - 1]):
+        return None
+    fb, fa = sides.facts()
+    yes, no = Assumption(subject, value, True), Assumption(subject, value, False)
+    # x != K: the after chain is the before chain.
+    for (_, xb), (_, xa) in zip(_paths(b), _paths(a), strict=True):
+        sb, sa = simplify(xb, no, fb), simplify(xa, no, fa)
+        if sb is None or sa is None or not same_tree(sb, sa):
+            return None
+    # x == K: every path of the before chain against the early return.
+    known = imports_of(prefix_b)
+    answer = outcome(body, None, known)
+    if answer is None:
+        return None
+    inputs: list[dict] = []
+    earlier: list[ast.expr] = []
+    for test, path in _paths(b):
+        taken = decide(test, yes, fb) if test is not None else True
+        if taken is not False:
+            folded = simplify(path, yes, fb)
+            then = outcome(folded, None, known) if folded is not None else None
+            if folded is None or then is None:
+                return None  # a path we cannot follow: claim nothing
+            if then != answer:
+                inputs.append(
+                    {
+                        "when": _when(subject, value, earlier, test),
+                        "before": ast.unparse(_exit(folded)),
+                        "after": ast.unparse(body[-1]),
+                    }
+                )
+        if taken is True:
+            break
+        if test is not None:
+            earlier.append(test)
+    return {
+        "pattern": "early-return",
+        "early_line": a.stmts[a.index - 1].lineno,
+        "subject": ast.unparse(subject),
+        "value": ast.unparse(value),
+        "returns": ast.unparse(body[-1]),
+        "proven": not inputs,
+        "method": "case-analysis",
+        "behavior_change": bool(inputs),
+        "inputs": inputs,
+    }
+
+
+def _block_end(c: _Chain) -> int:
+    """Last line of the block that holds the chain."""
+    last = c.stmts[-1]
+    return last.end_lineno or last.lineno
+
+
+def _paths(c: _Chain) -> list[tuple[ast.expr | None, list[ast.stmt]]]:
+    """Each branch followed by the statements after the chain; a missing else is the path that
+    takes no branch (``None`` test)."""
+    rest = c.stmts[c.index + 1 :]
+    out = [(t, [*body, *rest]) for t, body in zip(c.tests, c.bodies, strict=True)]
+    if not c.has_else:
+        out.append((None, list(rest)))
+    return out
+
+
+def _exit(stmts: list[ast.stmt]) -> ast.stmt:
+    return next(st for st in stmts if isinstance(st, _EXITS))
+
+
+def _when(
+    subject: ast.expr, value: ast.expr, earlier: list[ast.expr], test: ast.expr | None
+) -> str:
+    """The inputs of one path, as a condition: ``x == K`` and the chain's own tests."""
+    parts = [f"{ast.unparse(subject)} == {ast.unparse(value)}"]
+    values = _one_subject(earlier)
+    if test is None and values is not None:
+        parts.append(f"{values[0]} not in ({', '.join(values[1])})")
+    else:
+        parts += [f"not ({ast.unparse(t)})" for t in earlier]
+        if test is not None:
+            parts.append(ast.unparse(test))
+    return " and ".join(parts)
+
+
+def _one_subject(tests: list[ast.expr]) -> tuple[str, list[str]] | None:
+    """(subject, values) when every test is ``subject == value`` on one subject."""
+    subjects, values = set(), []
+    for t in tests:
+        if not (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)):
+            return None
+        subjects.add(ast.unparse(t.left))
+        values.append(ast.unparse(t.comparators[0]))
+    return (subjects.pop(), values) if len(subjects) == 1 else None
+
+
+# -- else after an exit: ``if a: return x`` ``else: y`` is ``if a: return x`` then ``y`` ------
+
+_JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _always_exits(stmts: list[ast.stmt]) -> bool:
+    """The block never runs on into the statement after it (its last statement jumps)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _always_exits(last.body) and _always_exits(last.orelse)
+    return isinstance(last, _JUMPS)
+
+
+def _flat(stmts: list[ast.stmt]) -> list[ast.stmt]:
+    """A copy of a block with every ``else`` of an ``if`` whose body always exits moved after
+    the ``if`` (the same code runs for every input: the else ran exactly when the body did not,
+    and the body never reached what follows). Nested blocks are flattened too; functions and
+    classes inside are left as they are."""
+    out: list[ast.stmt] = []
+    for st in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(st)
+            continue
+        node = copy.copy(st)
+        for field in _BLOCKS:
+            block = getattr(st, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                setattr(node, field, _flat(block))
+        if isinstance(st, ast.Try):
+            node.handlers = [_flat_handler(h) for h in st.handlers]  # type: ignore[attr-defined]
+        if isinstance(node, ast.If) and node.orelse and _always_exits(node.body):
+            rest = node.orelse
+            node.orelse = []
+            out.append(node)
+            out.extend(rest)
+            continue
+        out.append(node)
+    return out
+
+
+def _flat_handler(h: ast.ExceptHandler) -> ast.ExceptHandler:
+    node = copy.copy(h)
+    node.body = _flat(h.body)
+    return node
+
+
+def _flattened(
+    f: FileChange, sources: SourceFiles, removed: set[int], added: set[int]
+) -> Iterable[Finding]:
+    """``code.branches-flattened`` for each changed function equal to its before version once
+    every else after an exiting branch is moved after its ``if``, in both versions."""
+    before = file_index(sources, f.before_path, "before")
+    after = file_index(sources, f.path, "after")
+    lines = sorted(removed)
+    for qual, old in before.items():
+        new = after.get(qual)
+        if old.kind not in ("function", "method") or new is None or new.kind != old.kind:
+            continue
+        i = bisect.bisect_left(lines, old.start)
+        if i == len(lines) or lines[i] > old.end:
+            continue  # no removed line in it
+        a, b = old.node, new.node
+        assert isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))
+        assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if type(a) is not type(b) or same_tree(a.body, b.body):
+            continue  # the body is the same: nothing of ours changed
+        head_a = ast.FunctionDef(a.name, a.args, [], a.decorator_list, a.returns)
+        head_b = ast.FunctionDef(b.name, b.args, [], b.decorator_list, b.returns)
+        if not same_tree(head_a, head_b) or not same_tree(_flat(a.body), _flat(b.body)):
+            continue
+        ex = explains(f.path, "-", lines_with_blanks(f.before, old.start, old.end, removed))
+        ex += explains(f.path, "+", lines_with_blanks(f.after, new.start, new.end, added))
+        yield Finding(
+            "code.branches-flattened",
+            f.path,
+            new.start,
+            qual,
+            f"else after an exiting branch flattened in {qual}",
+            {
+                "scope": qual,
+                "before_line": old.start,
+                "after_line": new.start,
+                "proven": True,
+                "method": "else-after-exit",
+            },
+            ex,
+        )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import bisect
 import importlib
-import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,12 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import dump, same_tree
 from prreport.analyzers._equiv import _absolute
 from prreport.analyzers._pyscope import all_statements
+from prreport.analyzers._pyversion import (
+    PACKAGING,
+    declared_min_python,
+    fixed_by_version,
+    version_test,
+)
 from prreport.analyzers.behavior import functions
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
@@ -23,7 +28,6 @@ from prreport.findings import ContextRequest, Finding
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody")
-_PACKAGING = ("pyproject.toml", "setup.cfg", "setup.py")
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
 # Standard-library modules never imported to look an attribute up (importing them acts).
 _NO_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
@@ -121,45 +125,6 @@ class _Aligner:
 # -- what the dropped condition was -----------------------------------------------------------
 
 
-def _min_python(text: str | None) -> tuple[int, ...] | None:
-    """The lowest Python a packaging file declares (``>=3.7``, ``~=3.8``, poetry ``^3.7``)."""
-    if not text:
-        return None
-    for pat in (
-        r"""requires-python\s*=\s*["']([^"']+)["']""",
-        r"""python_requires\s*=\s*["']?([^"'\n]+)""",
-        r"""^python\s*=\s*["']([^"']+)["']""",
-    ):
-        m = re.search(pat, text, re.M)
-        if not m:
-            continue
-        low = re.search(r"(?:>=|~=|\^|==)\s*(\d+(?:\.\d+)+)", m.group(1))
-        if low:
-            return tuple(int(x) for x in low.group(1).split("."))
-    return None
-
-
-def _version_test(test: ast.expr) -> tuple[str, tuple[int, ...]] | None:
-    """``sys.version_info OP (3, 7)`` (or ``[:2]``) as (op, version)."""
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left = test.left
-    if isinstance(left, ast.Subscript):
-        left = left.value
-    if ast.unparse(left) != "sys.version_info":
-        return None
-    right = test.comparators[0]
-    if not isinstance(right, ast.Tuple) or not all(
-        isinstance(e, ast.Constant) and type(e.value) is int for e in right.elts
-    ):
-        return None
-    ops = {ast.GtE: ">=", ast.Gt: ">", ast.Lt: "<", ast.LtE: "<="}
-    op = ops.get(type(test.ops[0]))
-    if op is None:
-        return None
-    return op, tuple(e.value for e in right.elts)  # type: ignore[attr-defined]
-
-
 def _truthy_object(module: str, name: str) -> bool:
     """A standard-library class, function or module: true in every boolean context."""
     top = module.split(".")[0]
@@ -200,26 +165,13 @@ class _Truth:
         self.bundle = bundle
         self._paths: dict[str, str] | None = None
 
-    def min_python(self) -> tuple[int, ...] | None:
-        """The declared lowest Python before the change (so a guard dead before is dead)."""
-        for name in _PACKAGING:
-            f = self.bundle.file(name)
-            text = f.before if f is not None else self.sources.text(name, "head")
-            low = _min_python(text)
-            if low is not None:
-                return low
-        return None
-
     def value(self, test: ast.expr, tree: ast.Module, path: str) -> tuple[bool | None, str]:
         """(True/False when fixed, None when not; why)."""
-        v = _version_test(test)
-        if v is not None:
-            op, version = v
-            low = self.min_python()
-            if low is None or low < version:
+        if version_test(test) is not None:
+            found = fixed_by_version(test, declared_min_python(self.sources))
+            if found is None:
                 return None, ""
-            fixed = op in (">=", ">")
-            return fixed, f"the project requires Python >= {'.'.join(map(str, low))}"
+            return found[0], f"the project requires Python >= {found[1]}"
         name, negate = _named(test)
         if name and self._truthy(name, tree, path, 0):
             return (not negate), f"{name} is always bound to a class, function or module"
@@ -339,7 +291,7 @@ class GuardDropAnalyzer(Analyzer):
             if tree is None:
                 continue
             if "version_info" in (f.before or ""):
-                files |= {p for p in _PACKAGING if p in heads and bundle.file(p) is None}
+                files |= {p for p in PACKAGING if p in heads and bundle.file(p) is None}
             module = python_module_path(f.before_path, bundle.head_paths or (f.before_path,))
             package = module if f.before_path.endswith("__init__.py") else module.rpartition(".")[0]
             tested = sources.memo(f.before_path, "before", "if-tests", partial(_if_tests, tree))
@@ -356,13 +308,7 @@ class GuardDropAnalyzer(Analyzer):
         """Emit ``guard.dropped`` per removed guard of a function (or module) otherwise unchanged."""
         truth = _Truth(sources, bundle)
         findings: list[Finding] = []
-        for f in sources.python_files():
-            if f.before is None or f.after is None:
-                continue
-            before = sources.tree(f.before_path, "before")
-            after = sources.tree(f.path, "after")
-            if before is None or after is None:
-                continue
+        for f, before, after in sources.modified():
             findings.extend(self._file(f, sources, truth, before, after))
         return sorted(findings, key=Finding.sort_key)
 

@@ -79,12 +79,13 @@ def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFil
 
 
 def _real_bases(cls: Definition) -> list[str]:
-    """Bases that may define methods (``object``, ``ABC``, ``Generic[...]`` left out)."""
+    """Bases that may define methods (``object``, ``ABC``, ``Generic[...]`` left out), without
+    their type arguments (``BaseReporter[R, C, str]`` is the class ``BaseReporter``)."""
+    names = [b.partition("[")[0].strip() for b in cls.bases]
     return [
         b
-        for b in cls.bases
-        if b not in ("object", "ABC", "abc.ABC", "Generic", "Protocol")
-        and not b.startswith(("Generic[", "Protocol["))
+        for b in names
+        if b not in ("object", "ABC", "abc.ABC", "Generic", "Protocol", "typing.Generic")
     ]
 
 
@@ -170,15 +171,15 @@ def _resolve_class(
 def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definition, str]]:
     """(removed method, class after, body kind) for methods removed from surviving subclasses.
 
-    The body kind is a placeholder kind or ``implementation``; an implementation counts only when
-    a base class provides the method after the change (otherwise it overrode nothing known).
+    The body kind is ``_body_kind``'s: a placeholder kind, ``raise``, ``constant`` or
+    ``implementation`` (judged against the base by the analyzer).
     """
     change = definition_changes(sources)
     out = []
     for d in change.removed:
         if d.kind != "method" or d.name in _NOT_INHERITED:
             continue
-        kind = placeholder_kind(d.node) or "implementation"
+        kind = _body_kind(d.node)
         f = change.file_of[d.path]
         cls = file_index(sources, f.path, "after").get(d.parent) if f.after is not None else None
         if cls is None or cls.kind != "class" or not cls.bases:
@@ -212,14 +213,91 @@ def _binding(sources: SourceFiles, path: str, side: str, name: str) -> str | Non
     return None
 
 
+def _body_kind(fn: ast.AST) -> str:
+    """A placeholder kind (``pass``, ``ellipsis``, ``docstring``, ``not-implemented``,
+    ``super-call``), ``raise`` (a fixed exception), ``constant`` (returns a literal), or
+    ``implementation``."""
+    kind = placeholder_kind(fn)
+    if kind is not None:
+        return kind
+    body = strip_docstring(getattr(fn, "body", []))
+    st = body[0] if len(body) == 1 else None
+    if isinstance(st, ast.Raise) and st.exc is not None and st.cause is None:
+        exc = st.exc
+        call = exc if isinstance(exc, ast.Call) else None
+        name = call.func if call is not None else exc
+        args = [*call.args, *(k.value for k in call.keywords)] if call is not None else []
+        if isinstance(name, (ast.Name, ast.Attribute)) and all(_literal(x) for x in args):
+            return "raise"
+    if isinstance(st, ast.Return) and (st.value is None or _literal(st.value)):
+        return "constant"
+    return "implementation"
+
+
+def _literal(node: ast.expr) -> bool:
+    """A literal, or a tuple/list/set/dict of literals (a new list each call is still equal)."""
+    return all(
+        isinstance(n, (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load))
+        for n in ast.walk(node)
+    )
+
+
 def _raised(fn: ast.AST) -> str:
-    """Dump of the exception a ``raise NotImplementedError(...)`` body raises (no call = no args)."""
+    """Dump of what a one-``raise`` body raises: the class and its arguments (no call = no args)."""
     st = strip_docstring(getattr(fn, "body", []))[0]
     assert isinstance(st, ast.Raise) and st.exc is not None
     exc = st.exc
     if isinstance(exc, ast.Call):
-        return dump(exc.args) + "|" + dump(exc.keywords)
-    return "|"
+        return dump(exc.func) + "|" + dump(exc.args) + "|" + dump(exc.keywords)
+    return dump(exc) + "||"
+
+
+def _signature(fn: ast.AST) -> str:
+    """Parameter names, kinds and defaults (annotations left out): what callers may pass."""
+    a = getattr(fn, "args", None)
+    if not isinstance(a, ast.arguments):
+        return ""
+    names = [
+        [p.arg for p in a.posonlyargs],
+        [p.arg for p in a.args],
+        a.vararg.arg if a.vararg else "",
+        [p.arg for p in a.kwonlyargs],
+        a.kwarg.arg if a.kwarg else "",
+    ]
+    return repr(names) + dump(a.defaults) + dump([d for d in a.kw_defaults if d is not None])
+
+
+def _same_placeholder(
+    sources: SourceFiles, d: Definition, path: str, kind: str, base: Definition, base_path: str
+) -> bool:
+    """The inherited method answers every call as the dropped placeholder did: the same
+    parameters and the same result (``None``, the same exception, the same literal)."""
+    if _signature(d.node) != _signature(base.node) or type(d.node) is not type(base.node):
+        return False
+    base_kind = _body_kind(base.node)
+    if kind in _NO_OP:
+        return base_kind in _NO_OP
+    if kind != base_kind:
+        return False
+    if kind == "constant":
+        return dump(strip_docstring(d.node.body)) == dump(strip_docstring(base.node.body))  # type: ignore[attr-defined]
+    if _raised(d.node) != _raised(base.node):
+        return False
+    # The exception class must be the same object in both modules.
+    exc = strip_docstring(d.node.body)[0].exc  # type: ignore[attr-defined]
+    name = _head_name(exc.func if isinstance(exc, ast.Call) else exc)
+    return path == base_path or (
+        name is not None
+        and _binding(sources, path, "before", name) is not None
+        and _binding(sources, path, "before", name) == _binding(sources, base_path, "head", name)
+    )
+
+
+def _head_name(node: ast.expr) -> str | None:
+    """The first name of ``a.b.c``."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _same_inherited(
@@ -249,11 +327,15 @@ def _same_inherited(
 
 @register
 class OverridesAnalyzer(Analyzer):
-    """Overrides removed: placeholders (``pass``, ``...``, ``raise NotImplementedError``, ``return super().m()``) or bodies the base now provides.
+    """Overrides removed: placeholders (``pass``, ``...``, a docstring, ``raise NotImplementedError``,
+    a raise of a fixed exception, a returned literal, ``return super().m()``) or copies of the base.
 
     before: ``class B(A): def run(self): return super().run()`` · after: ``class B(A): pass``
-    → ``code.override-removed`` (base_provides true). A dropped implementation is unchanged
-    only when the method inherited after (through the MRO) has the same body.
+    → ``code.override-removed`` (base_provides true). A method no readable base defines is no
+    override; a full implementation counts only when the method inherited after (through the
+    MRO) has the same body. A placeholder's removal is unchanged when the inherited method has
+    the same parameters and answers alike, or the base declares it abstract and every
+    subclass in the repository overrides it.
     """
 
     name = "overrides"
@@ -279,11 +361,13 @@ class OverridesAnalyzer(Analyzer):
             f = change.file_of[d.path]
             look = find_in_bases(sources, f.path, "after", cls, d.name)
             base = look.base
+            if base is None and not look.unresolved:
+                continue  # no base class defines it: a method removed, not an override
             base_kind = None
             abstract = False
             if base is not None:
                 abstract = _is_abstract(base.node)
-                base_kind = placeholder_kind(base.node) or "implementation"
+                base_kind = _body_kind(base.node)
             if base is not None and not abstract:
                 provides: bool | None = True
             elif look.unresolved:
@@ -291,27 +375,23 @@ class OverridesAnalyzer(Analyzer):
             else:
                 provides = False
             if kind == "implementation" and (
-                base is None or any(a.path == look.base_path and a == base for a in change.added)
+                base is None
+                or any(a.path == look.base_path and a == base for a in change.added)
+                or not _same_inherited(sources, d, d.path, base, look.base_path)
             ):
-                # Overrode nothing a readable base defines (a plain removal), or the base method
-                # is new: copies pulled up into a base or mixin are extracted.py's.
+                # A full implementation is an override dropped only when the method inherited
+                # now is the same; otherwise it is a rewrite (copies pulled up into a new base
+                # or mixin are extracted.py's).
                 continue
             if provides is None:
                 change_flag: bool | None = None
             elif not provides:
                 change_flag = True
-            elif kind == "implementation":
+            elif kind in ("implementation", "super-call"):
+                change_flag = False  # the same body (checked above), or a call of the base's
+            else:
                 assert base is not None
-                change_flag = not _same_inherited(sources, d, d.path, base, look.base_path)
-            elif kind == "super-call":
-                change_flag = False
-            elif kind in _NO_OP:
-                change_flag = base_kind not in _NO_OP
-            else:  # raise NotImplementedError: unchanged only if the base raises the same
-                assert base is not None
-                change_flag = base_kind != "not-implemented" or _raised(d.node) != _raised(
-                    base.node
-                )
+                change_flag = not _same_placeholder(sources, d, f.path, kind, base, look.base_path)
             if change_flag is False and not look.linear:
                 change_flag = None  # multiple inheritance: the MRO may pick another base
             subs = _subclasses(bundle, sources, cls, d.name)
@@ -402,7 +482,7 @@ def _subclasses(
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
-                ast.unparse(b).rsplit(".", 1)[-1] == cls.name for b in node.bases
+                ast.unparse(b).partition("[")[0].rsplit(".", 1)[-1] == cls.name for b in node.bases
             ):
                 own = next(
                     (

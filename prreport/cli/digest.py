@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +74,25 @@ def _show_progress() -> bool:
     return sys.stderr.isatty() and not ci
 
 
+def _window_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--week`` or ``--since``/``--until``: the window, as ``digest`` and ``digest plan`` take it."""
+    for option in reversed(
+        (
+            click.option(
+                "--week",
+                metavar="YYYY-Www",
+                help="ISO week, e.g. 2026-W34 (default: the last full week, UTC).",
+            ),
+            click.option("--since", metavar="DATE", help="First day of the window (with --until)."),
+            click.option(
+                "--until", metavar="DATE", help="Last day of the window, included (with --since)."
+            ),
+        )
+    ):
+        command = option(command)
+    return command
+
+
 @click.group(
     "digest",
     help=_HELP,
@@ -81,11 +100,7 @@ def _show_progress() -> bool:
     invoke_without_command=True,
     subcommand_metavar="[plan|merge] [ARGS]...",
 )
-@click.option(
-    "--week", metavar="YYYY-Www", help="ISO week, e.g. 2026-W34 (default: the last full week, UTC)."
-)
-@click.option("--since", metavar="DATE", help="First day of the window (with --until).")
-@click.option("--until", metavar="DATE", help="Last day of the window, included (with --since).")
+@_window_options
 @click.option(
     "--repo", "repo", metavar="PATH", help="Local git repository (default: current directory)."
 )
@@ -334,19 +349,23 @@ and repositories not pushed since the window started (they cannot have
 merged PRs in it); --list FILE reads OWNER/NAME lines instead. The plan
 is JSON: {"window": {...}, "include": [{"repo": ..., "week": ...}, ...]},
 printed, and inside GitHub Actions also written to $GITHUB_OUTPUT as
-`matrix` and `week` for `strategy.matrix: ${{ fromJSON(...) }}`.
+`matrix` and `week` for `strategy.matrix: ${{ fromJSON(...) }}`. The
+window is an ISO week or --since/--until, as for 'prreport digest'; each
+entry's "week" is the window's label and, for --since/--until, the entry
+also carries "since" and "until" for the matrix job to pass on.
 
 \b
 Examples:
   prreport digest plan --org acme --week 2026-W34
   prreport digest plan --list repos.txt
+  prreport digest plan --org acme --since 2026-08-01 --until 2026-08-31
 """
 
 
 @digest_cmd.command("plan", help=_PLAN_HELP, context_settings=HELP_SETTINGS)
 @click.option("--org", metavar="OWNER", help="List the repositories of this organisation or user.")
 @click.option("--list", "list_file", metavar="FILE", help="Read OWNER/NAME lines from FILE.")
-@click.option("--week", metavar="YYYY-Www", help="ISO week (default: the last full week, UTC).")
+@_window_options
 @click.option("--include-archived", is_flag=True, help="Keep archived repositories.")
 @click.option("--include-forks", is_flag=True, help="Keep forks.")
 @github_api_url_option
@@ -356,6 +375,8 @@ def plan_cmd(
     org: str | None,
     list_file: str | None,
     week: str | None,
+    since: str | None,
+    until: str | None,
     include_archived: bool,
     include_forks: bool,
     github_api_url: str | None,
@@ -372,14 +393,14 @@ def plan_cmd(
 
         if bool(org) == bool(list_file):
             raise ConfigError("digest plan needs exactly one of --org OWNER or --list FILE")
-        window = resolve_window(week, None, None)
+        window = resolve_window(week, since, until)
         if list_file:
             repos = repos_from_file(list_file)
         else:
             assert org is not None
             config = load_config(config_path, overrides={"github": {"api_url": github_api_url}})
             repos = repos_of_owner(config.github, org, window, include_archived, include_forks)
-        plan = matrix(repos, window)
+        plan = matrix(repos, window, since, until)
         click.echo(json.dumps(plan, indent=2))
         gh_output = os.environ.get("GITHUB_OUTPUT")
         if gh_output:

@@ -58,9 +58,19 @@ def repos_of_owner(
     ]
 
 
-def matrix(repos: Sequence[str], window: Window) -> dict[str, Any]:
-    """The plan as JSON: the window and one matrix entry per repository (``fromJSON`` ready)."""
+def matrix(
+    repos: Sequence[str], window: Window, since: str | None = None, until: str | None = None
+) -> dict[str, Any]:
+    """The plan as JSON: the window and one matrix entry per repository (``fromJSON`` ready).
+
+    ``week`` is the window's label (what the shard files are named after); a ``--since``/
+    ``--until`` window also gives each entry the two bounds as the user wrote them, so every
+    matrix job resolves the same window.
+    """
+    bounds = {"since": since, "until": until} if since and until else {}
     return {
         "window": window.to_json(),
-        "include": [{"repo": r, "week": window.label} for r in sorted(repos, key=str.lower)],
+        "include": [
+            {"repo": r, "week": window.label, **bounds} for r in sorted(repos, key=str.lower)
+        ],
     }

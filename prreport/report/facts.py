@@ -124,6 +124,7 @@ _FACT_KEYS = (
     "guards_preserved",
     "guards_changed",
     "guards_dropped",
+    "guards_removed",
     "behavior_unchanged",
     "behavior_changed",
     "code",
@@ -189,6 +190,9 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "subject": d.get("subject", ""),
         "subject_values": list(d.get("values", [])),
         "statement": d.get("statement", ""),
+        "value": d.get("value", ""),
+        "returns": d.get("returns", ""),
+        "inputs": list(d.get("inputs", [])),
         "before_branches": d.get("before_branches"),
         "after_branches": d.get("after_branches"),
         # code.dead-removed
@@ -249,6 +253,19 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
                     "line": fd.line,
                 },
             )
+        elif k == "guard.dropped" and "reason" in d:
+            # An if/try removed from changed code (not a call site's guard): what it was.
+            add(
+                "guards_removed",
+                {
+                    "scope": fd.symbol,
+                    "line": fd.line,
+                    "guard": d.get("guard", ""),
+                    "reason": d.get("reason", ""),
+                    "proof": d.get("proof", ""),
+                    "caught": list(d.get("caught", [])),
+                },
+            )
         elif k.startswith("guard."):
             add(
                 "guards_" + k.split(".")[1],
@@ -268,7 +285,12 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
         elif k in ("behavior.unchanged", "behavior.changed"):
             add(
                 k.replace(".", "_"),
-                {"symbol": fd.symbol, "line": fd.line, "residual": list(d.get("residual", []))},
+                {
+                    "symbol": fd.symbol,
+                    "line": fd.line,
+                    "residual": list(d.get("residual", [])),
+                    "rewrites": list(d.get("rewrites", [])),
+                },
             )
         elif k.startswith(("code.", "symbol.")):
             add("code", _code_fact(fd))

@@ -293,4 +293,5 @@ def _not_equivalent(fd: Finding) -> dict[str, Any]:
         "base": d.get("base", ""),
         "base_body_kind": d.get("base_body_kind", ""),
         "old_qualname": d.get("old_qualname", ""),
+        "inputs": list(d.get("inputs", []))[:3],
     }

@@ -94,6 +94,7 @@ def _definition_caption(fd: Finding) -> dict[str, Any]:
         "subject": d.get("subject", ""),
         "subject_values": list(d.get("values", [])),
         "statement": d.get("statement", ""),
+        "value": d.get("value", ""),
         "old_qualname": d.get("old_qualname", ""),
         "old_path": d.get("old_path", ""),
         "equality": d.get("equality", ""),
@@ -190,6 +191,8 @@ def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wante
                 # The statement hoisted before the chain, then the chain itself.
                 hi = _chain_end(lines, start)
                 lo = start - 1 if d.get("pattern") == "hoisted-first" and start > 1 else start
+                if d.get("pattern") == "early-return" and 0 < int(d.get("early_line", 0)) < start:
+                    lo = int(d["early_line"])  # the early ``if`` answered before the chain
                 if d.get("pattern") == "hoisted-last":
                     hi = min(len(lines), hi + 1)
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import tokenize
 from dataclasses import dataclass, replace
@@ -97,14 +98,16 @@ def proves_equivalence(fd: Finding) -> bool:
 
 
 def account(findings: list[Finding]) -> list[Finding]:
-    """Mark ``behavior.changed`` whose residual lines a proven refactor finding explains (``accounted_by``).
+    """Mark ``behavior.changed`` whose residual lines a proven refactor finding explains (``accounted_by``),
+    or give it the ``inputs`` a refactor finding that explains them says it answers differently.
 
     Extracting a helper, merging equal branches or renaming a callee changes the text of the
     functions involved; behavior.py sees a residual, the refactor analyzer proved it equivalent.
     """
     provers: dict[tuple[str, str, int], list[Finding]] = {}
     for fd in findings:
-        if proves_equivalence(fd):
+        # A refactor that names the inputs it answers differently explains its lines too.
+        if proves_equivalence(fd) or _names_inputs(fd):
             for e in fd.explains:
                 provers.setdefault((e[0], e[1], e[2]), []).append(fd)
     out = []
@@ -112,19 +115,34 @@ def account(findings: list[Finding]) -> list[Finding]:
         lines = fd.details.get("residual_lines") if fd.kind == "behavior.changed" else None
         if lines:
             before_path = fd.details.get("before_path") or fd.path
-            by: dict[tuple[str, str, str], None] = {}
+            by: dict[int, Finding] = {}
             for side, n in lines:
                 paths = (before_path, fd.path) if side == "-" else (fd.path,)
                 hits = [p for path in paths for p in provers.get((path, side, int(n)), [])]
                 if not hits:
                     by = {}
                     break
-                by.update({(p.kind, p.path, p.symbol): None for p in hits})
-            if by:
-                accounted = [{"kind": k, "path": p, "symbol": sym} for k, p, sym in sorted(by)]
+                by.update({id(p): p for p in hits})
+            inputs = [i for p in by.values() if _names_inputs(p) for i in p.details["inputs"]]
+            if inputs:
+                # Still a change, now with exactly the inputs answered differently.
+                fd = replace(fd, details={**fd.details, "inputs": inputs})
+            elif by:
+                keys = sorted({(p.kind, p.path, p.symbol) for p in by.values()})
+                accounted = [{"kind": k, "path": p, "symbol": sym} for k, p, sym in keys]
                 fd = replace(fd, details={**fd.details, "accounted_by": accounted})
         out.append(fd)
     return out
+
+
+def _names_inputs(fd: Finding) -> bool:
+    """A refactor finding that says which inputs its change answers differently."""
+    return (
+        fd.kind.startswith("code.")
+        and fd.details.get("behavior_change") is True
+        and bool(fd.details.get("inputs"))
+        and bool(fd.explains)
+    )
 
 
 def accounted(fd: Finding) -> bool:
@@ -193,6 +211,7 @@ def code_lines(
             ("-", f.before_path, before_rows, cl.removed),
             ("+", f.path, after_rows, cl.added),
         )
+        pending: list[tuple[str, int, str]] = []
         for side, path, rows, numbers in sides:
             for n in numbers:
                 if (side, n) in respaced:
@@ -206,11 +225,17 @@ def code_lines(
                     continue
                 if any(a <= n <= b for a, b in same.get((path, side), ())):
                     continue
-                if python and cat == "source":
-                    unexplained = True
-                    lines.append((f.path, side, n, row))
-                else:
-                    other = True
+                pending.append((side, n, row))
+        if pending and python:
+            # An import statement that binds the same names, in another order, is formatting.
+            kept = _reordered_imports(f.before or "", f.after or "")
+            pending = [p for p in pending if (p[0], p[1]) not in kept]
+        for side, n, row in pending:
+            if python and cat == "source":
+                unexplained = True
+                lines.append((f.path, side, n, row))
+            else:
+                other = True
     return CodeLines(
         analysed,
         incomplete,
@@ -243,6 +268,35 @@ def _respaced(
     # Confirm on the whole files: a line inside a multi-line string is text, not code.
     in_b, in_a = _in_multiline_tokens(before), _in_multiline_tokens(after)
     return {x for o, n in same if o not in in_b and n not in in_a for x in (("-", o), ("+", n))}
+
+
+def _reordered_imports(before: str, after: str) -> set[tuple[str, int]]:
+    """Lines of module-level import statements that bind the same names from the same module on
+    both sides (``from typing import Dict, IO`` / ``from typing import IO, Dict``), as
+    ("-"/"+", line)."""
+
+    def statements(text: str) -> dict[tuple[object, ...], list[tuple[int, int]]]:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return {}
+        out: dict[tuple[object, ...], list[tuple[int, int]]] = {}
+        for node in tree.body:  # module level only: a scope change is an import move
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = tuple(sorted((a.name, a.asname or "") for a in node.names))
+                module = (node.module, node.level) if isinstance(node, ast.ImportFrom) else None
+                key = (module, names)
+                span = (node.lineno, node.end_lineno or node.lineno)
+                out.setdefault(key, []).append(span)
+        return out
+
+    old, new = statements(before), statements(after)
+    kept: set[tuple[str, int]] = set()
+    for key in old.keys() & new.keys():
+        if len(old[key]) == len(new[key]) == 1:
+            for side, (a, b) in (("-", old[key][0]), ("+", new[key][0])):
+                kept.update((side, n) for n in range(a, b + 1))
+    return kept
 
 
 def _in_multiline_tokens(rows: list[str]) -> set[int]:

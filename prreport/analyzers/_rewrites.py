@@ -1,0 +1,444 @@
+"""Rewrites that keep what code does, so a refactor spelled differently still compares equal.
+
+``see_through(before, after, low)`` normalises two canonical trees (see ``_equiv.canonical``)
+and, when they are then equal, says which rewrite made the difference. Each rewrite is
+proven for every input, or states the one assumption it makes:
+
+- ``fixed-condition``: ``sys.version_info >= (3, 7)`` is always true when the project requires
+  Python >= 3.7; an ``if``/``x if c else y``/``and``/``or``/``not`` on a fixed value keeps the
+  branch that runs.
+- ``inlined-local``: ``n = <value>`` whose only use is one later statement of the same block
+  is the value written at that use, when the value cannot change or act between the two
+  (constants, imported objects, tuples, comparisons and boolean operations of those).
+- ``merged-if``: ``if a:`` whose whole body is ``if b: X`` (neither with ``else``) is
+  ``if a and b: X`` (``and`` evaluates ``b`` only when ``a`` holds, as the nested test did).
+- ``renamed-local``: a function's own local variable renamed everywhere it is used (its
+  parameters are not: they are part of its signature).
+- ``loop-invariant-if``: ``for t in xs: if a and b: X`` (``a`` a name the loop never
+  assigns) is ``if a: for t in xs: if b: X``. Assumption, stated in the finding: iterating
+  ``xs`` (a name or attribute, not a call) does nothing when ``a`` is false.
+
+Each side is rewritten to a fixed point; a rewrite is reported only when the two sides did
+not both need it (the same guard simplified in both says nothing about the change).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from prreport.analyzers._defs import same_tree
+from prreport.analyzers._pyversion import fixed_by_version
+
+_IMPORTS = (ast.Import, ast.ImportFrom)
+_BLOCKS = ("body", "orelse", "finalbody")
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_VERSION = "@sys.version_info"
+_COMPREHENSIONS = (
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)  # how ``sys.version_info`` reads in a canonical tree
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One rewrite that made two versions equal.
+
+    ``kind`` (see the module docstring), ``text`` the code it is about (the condition, the
+    local's name, the merged test, the hoisted test) and ``detail``: for ``fixed-condition``
+    ``"true 3.7"`` (its value and the declared lowest Python), for ``loop-invariant-if`` the
+    iterable the assumption is about.
+    """
+
+    kind: str
+    text: str
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "text": _plain(self.text), "detail": _plain(self.detail)}
+
+
+def _plain(code: str) -> str:
+    """Canonical ``@m.X`` names as written (``m.X``); a matrix product ``a @ b`` is kept."""
+    return re.sub(r"@(?=[A-Za-z_])", "", code)
+
+
+def see_through(
+    before: ast.AST, after: ast.AST, low: tuple[int, ...] | None
+) -> list[Rewrite] | None:
+    """The rewrites that make ``before`` and ``after`` equal, or None when they do not.
+
+    Both trees are rewritten in place (pass copies).
+    """
+    done_a = _Normalise(low).run(before)
+    done_b = _Normalise(low).run(after)
+    renamed: list[Rewrite] = []
+    if not same_tree(before, after, _IMPORTS):
+        names_a, names_b = _alpha(before), _alpha(after)
+        if names_a is None or names_b is None or not same_tree(before, after, _IMPORTS):
+            return None
+        renamed = [
+            Rewrite("renamed-local", f"{a} → {b}")
+            for a, b in zip(names_a, names_b, strict=True)
+            if a != b
+        ]
+    both = Counter(done_a) & Counter(done_b)
+    only = (Counter(done_a) - both) + (Counter(done_b) - both)
+    return sorted([*only.elements(), *renamed], key=lambda r: (r.kind, r.text))
+
+
+def _alpha(fn: ast.AST) -> list[str] | None:
+    """Rename ``fn``'s own locals (not its parameters) to ``%0``, ``%1``... in the order they
+    first occur; the original names in that order, or None when renaming could change what
+    the code does (a nested class, whose names are attributes; ``global``/``nonlocal``;
+    ``locals()``/``eval``; ``match`` captures; a nested def sharing a local's name).
+    """
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.ClassDef | ast.Global | ast.Nonlocal | ast.Match):
+            return None
+        if isinstance(node, ast.Name) and node.id in ("locals", "vars", "eval", "exec"):
+            return None
+        if isinstance(node, _COMPREHENSIONS) and any(
+            isinstance(n, ast.NamedExpr) for n in ast.walk(node)
+        ):
+            return None  # ``:=`` in a comprehension binds in the function: keep it simple
+    order: list[str] = []
+    defs: set[str] = set()
+    # Only the function's own scope decides what is local: a name a nested def assigns
+    # is that def's (and may be a global read here).
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            order.append(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            order.append(node.name)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            defs.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    local = [n for n in dict.fromkeys(order) if n not in params]
+    if defs & set(local):
+        return None
+    new = {name: f"%{i}" for i, name in enumerate(local)}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id in new:
+            node.id = new[node.id]
+        elif isinstance(node, ast.ExceptHandler) and node.name in new:
+            node.name = new[node.name]
+    return local
+
+
+class _Normalise:
+    def __init__(self, low: tuple[int, ...] | None) -> None:
+        self.low = low
+        self.done: list[Rewrite] = []
+
+    def run(self, tree: ast.AST) -> list[Rewrite]:
+        for _ in range(8):  # each pass can enable another (a folded value becomes inlinable)
+            mark = len(self.done)
+            self._blocks(tree)
+            if len(self.done) == mark:
+                break
+        return self.done
+
+    # -- statement lists ------------------------------------------------------------------
+
+    def _blocks(self, node: ast.AST) -> None:
+        self._visit(node, None)
+        _Fold(self).visit(node)
+
+    def _visit(self, node: ast.AST, fn: ast.FunctionDef | ast.AsyncFunctionDef | None) -> None:
+        """Rewrite every statement list under ``node``, innermost first; ``fn`` encloses it."""
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            fn = node
+        elif isinstance(node, ast.ClassDef | ast.Lambda):
+            fn = None
+        owners: list[ast.AST] = [node]
+        owners += getattr(node, "handlers", None) or []
+        owners += getattr(node, "cases", None) or []
+        for owner in owners:
+            for name in _BLOCKS:
+                block = getattr(owner, name, None)
+                if not (isinstance(block, list) and block and isinstance(block[0], ast.stmt)):
+                    continue
+                for st in block:
+                    self._visit(st, fn)
+                setattr(owner, name, self._block(block, fn) or [ast.Pass()])
+
+    def _block(
+        self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef | None
+    ) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for st in block:
+            if isinstance(st, _IMPORTS):
+                continue  # import placement is the import analyzers' business
+            if isinstance(st, ast.If):
+                value = self._fixed(st.test)
+                if value is not None:
+                    kept = st.body if value else st.orelse
+                    out.extend(s for s in kept if not isinstance(s, ast.Pass))
+                    continue
+                merged = _merged_if(st)
+                if merged is not None:
+                    self.done.append(Rewrite("merged-if", ast.unparse(merged.test)))
+                    st = merged
+            if isinstance(st, ast.For | ast.AsyncFor):
+                hoisted = _hoisted_test(st)
+                if hoisted is not None:
+                    test, new = hoisted
+                    self.done.append(
+                        Rewrite("loop-invariant-if", ast.unparse(test), ast.unparse(st.iter))
+                    )
+                    st = new
+            out.append(st)
+        if fn is not None:
+            out = self._inline_locals(out, fn)
+        return out
+
+    def _fixed(self, test: ast.expr) -> bool | None:
+        if (
+            isinstance(test, ast.Constant)
+            and test.value in (True, False)
+            and type(test.value) is bool
+        ):
+            return bool(test.value)
+        found = fixed_by_version(test, self.low, _VERSION)
+        if found is None:
+            return None
+        value, low = found
+        self.done.append(
+            Rewrite("fixed-condition", ast.unparse(test), f"{str(value).lower()} {low}")
+        )
+        return value
+
+    def _inline_locals(
+        self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[ast.stmt]:
+        """Put each once-used local whose value cannot change at its use (in ``fn``'s own block)."""
+        stores, loads, opaque = _name_uses(fn)
+        if opaque:
+            return block
+        out = list(block)
+        i = 0
+        while i < len(out):
+            st = out[i]
+            name = _single_name_assign(st)
+            if (
+                name is not None
+                and stores[name] == 1
+                and loads[name] == 1
+                and _steady(st.value, stores)  # type: ignore[attr-defined]
+            ):
+                use = next((k for k in range(i + 1, len(out)) if _loads_in(out[k], name)), None)
+                if use is not None and _replace_load(out[use], name, st.value):  # type: ignore[attr-defined]
+                    self.done.append(Rewrite("inlined-local", name))
+                    del out[i]
+                    continue
+            i += 1
+        return out
+
+
+class _Fold(ast.NodeTransformer):
+    """Expressions on fixed values: ``x if True else y`` -> x, ``True and x`` -> x, ``not False``."""
+
+    def __init__(self, owner: _Normalise) -> None:
+        self.owner = owner
+
+    def visit_Compare(self, node: ast.Compare) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        value = self.owner._fixed(node) if isinstance(node, ast.Compare) else None
+        if value is None:
+            return node
+        return ast.copy_location(ast.Constant(value=value), node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        if _is_bool(node.test):
+            return node.body if node.test.value else node.orelse  # type: ignore[attr-defined]
+        return node
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        if isinstance(node.op, ast.Not) and _is_bool(node.operand):
+            return ast.copy_location(ast.Constant(value=not node.operand.value), node)  # type: ignore[attr-defined]
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        # ``True and x`` is x; ``False and x`` is False (x never runs); ``or`` the other way.
+        neutral = isinstance(node.op, ast.And)
+        values: list[ast.expr] = []
+        for i, v in enumerate(node.values):
+            last = i == len(node.values) - 1
+            if _is_bool(v) and v.value is neutral and not last:  # type: ignore[attr-defined]
+                continue
+            if _is_bool(v) and v.value is not neutral:  # type: ignore[attr-defined]
+                if not values:
+                    return v
+                values.append(v)
+                break
+            values.append(v)
+        if len(values) == 1:
+            return values[0]
+        node.values = values
+        return node
+
+
+def _is_bool(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) is bool
+
+
+def _merged_if(st: ast.If) -> ast.If | None:
+    """``if a: if b: X`` (no ``else`` on either) as ``if a and b: X``; ``and`` chains flattened."""
+    if st.orelse or len(st.body) != 1:
+        return None
+    inner = st.body[0]
+    if not isinstance(inner, ast.If) or inner.orelse:
+        return None
+    parts = [*_and_parts(st.test), *_and_parts(inner.test)]
+    test = ast.BoolOp(op=ast.And(), values=parts)
+    return ast.If(test=test, body=inner.body, orelse=[])
+
+
+def _and_parts(test: ast.expr) -> list[ast.expr]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return list(test.values)
+    return [test]
+
+
+def _hoisted_test(loop: ast.For | ast.AsyncFor) -> tuple[ast.expr, ast.If] | None:
+    """``for t in xs: if a and b: X`` as (a, ``if a: for t in xs: if b: X``), or None.
+
+    ``a`` is a leading run of plain names the loop never assigns; ``xs`` a name or attribute
+    chain (evaluating it again or not at all cannot act, bar a property).
+    """
+    if loop.orelse or len(loop.body) != 1 or not isinstance(loop.body[0], ast.If):
+        return None
+    inner = loop.body[0]
+    if inner.orelse or not _plain_ref(loop.iter):
+        return None
+    assigned = {
+        n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    parts = _and_parts(inner.test)
+    lead = 0
+    while lead < len(parts) and _name_not_in(parts[lead], assigned):
+        lead += 1
+    if lead == 0:
+        return None
+    test = parts[0] if lead == 1 else ast.BoolOp(op=ast.And(), values=parts[:lead])
+    rest = parts[lead:]
+    body: list[ast.stmt]
+    if not rest:
+        body = inner.body
+    else:
+        cond = rest[0] if len(rest) == 1 else ast.BoolOp(op=ast.And(), values=rest)
+        body = [ast.If(test=cond, body=inner.body, orelse=[])]
+    cls = type(loop)
+    new_loop = cls(target=loop.target, iter=loop.iter, body=body, orelse=[], type_comment=None)
+    return test, ast.If(test=test, body=[new_loop], orelse=[])
+
+
+def _name_not_in(node: ast.expr, assigned: set[str]) -> bool:
+    return isinstance(node, ast.Name) and node.id not in assigned
+
+
+def _plain_ref(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _single_name_assign(st: ast.stmt) -> str | None:
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+        return st.targets[0].id
+    return None
+
+
+def _steady(value: ast.expr, stores: Counter[str]) -> bool:
+    """A value that evaluating later gives the same and does nothing: constants, imported
+    objects (``@``-names of a canonical tree), and tuples, comparisons, ``not``/``and``/``or``
+    and conditional expressions of those."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Name):
+        return value.id.startswith("@") and stores[value.id] == 0
+    if isinstance(value, ast.Tuple):
+        return all(_steady(e, stores) for e in value.elts)
+    if isinstance(value, ast.UnaryOp):
+        return isinstance(value.op, ast.Not | ast.USub) and _steady(value.operand, stores)
+    if isinstance(value, ast.BoolOp):
+        return all(_steady(v, stores) for v in value.values)
+    if isinstance(value, ast.Compare):
+        return _steady(value.left, stores) and all(_steady(c, stores) for c in value.comparators)
+    if isinstance(value, ast.IfExp):
+        return all(_steady(v, stores) for v in (value.test, value.body, value.orelse))
+    if isinstance(value, ast.Subscript):
+        return _steady(value.value, stores) and _steady(value.slice, stores)
+    if isinstance(value, ast.Slice):
+        return all(v is None or _steady(v, stores) for v in (value.lower, value.upper, value.step))
+    return False
+
+
+def _name_uses(fn: ast.AST) -> tuple[Counter[str], Counter[str], bool]:
+    """Stores and loads of each name in ``fn`` (nested scopes included: a use there is a use),
+    and whether ``fn`` can see its locals another way (``locals()``, ``eval``, ``exec``,
+    ``global``/``nonlocal``)."""
+    stores: Counter[str] = Counter()
+    loads: Counter[str] = Counter()
+    opaque = False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else stores)[node.id] += 1
+            if node.id in ("locals", "vars", "eval", "exec"):
+                opaque = True
+        elif isinstance(node, ast.arg):
+            stores[node.arg] += 1
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            opaque = True
+        elif isinstance(node, _SCOPES) and node is not fn and hasattr(node, "name"):
+            stores[node.name] += 1  # type: ignore[union-attr]
+    return stores, loads, opaque
+
+
+def _loads_in(st: ast.stmt, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(st))
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, name: str, value: ast.expr) -> None:
+        self.name = name
+        self.value = value
+        self.done = False
+        self.nested = 0
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.name and isinstance(node.ctx, ast.Load) and not self.nested:
+            self.done = True
+            return self.value
+        return node
+
+    def _scope(self, node: ast.AST) -> ast.AST:
+        self.nested += 1  # a use inside a nested def or lambda runs later: left alone
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.nested -= 1
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = _scope
+
+
+def _replace_load(st: ast.stmt, name: str, value: ast.expr) -> bool:
+    sub = _Substitute(name, value)
+    sub.visit(st)
+    return sub.done

@@ -1,0 +1,303 @@
+"""A refactor that rewrites code without changing what it does is not a behaviour change.
+
+The code is real: starlette's ``status.py`` and ``setup.py`` (the commit that dropped Python
+3.6 support, saved in tests/corpus/), pip's ``cmdoptions.check_dist_restriction`` and black's
+``linegen.delimiter_split``. Each rewrite the comparison sees through (a version test the
+declared Python fixes, a once-used local written at its use, nested ``if``s merged, a
+loop-invariant test hoisted before its loop) has a case where it applies and a case, one edit
+away, where it must not.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from prreport.bundle import load_bundle
+from prreport.findings import Finding
+from prreport.pipeline import Analysis
+from prreport.render.markdown import render_markdown
+from tests.gitrepo import analyse_commit
+from tests.test_corpus import CORPUS
+
+STATUS = "starlette/status.py"
+CMDOPTIONS = "src/pip/_internal/cli/cmdoptions.py"
+LINEGEN = "src/black/linegen.py"
+
+
+def _texts(case: str, path: str) -> tuple[str, str]:
+    f = load_bundle(CORPUS / "bundles" / f"{case}.json.gz").file(path)
+    assert f is not None and f.before and f.after
+    return f.before, f.after
+
+
+@pytest.fixture(scope="module")
+def starlette() -> dict[str, str]:
+    status_before, status_after = _texts("starlette-589df786", STATUS)
+    setup_before, _ = _texts("starlette-589df786", "setup.py")
+    return {"status_before": status_before, "status_after": status_after, "setup": setup_before}
+
+
+def _finding(a: Analysis, kind: str, symbol: str) -> Finding | None:
+    return next((f for f in a.findings if f.kind == kind and f.symbol == symbol), None)
+
+
+def _item(a: Analysis, path: str) -> str:
+    """The implementation-breakdown item of ``path`` in the English Markdown report."""
+    markdown = render_markdown(a.model, "en")
+    [line] = [ln for ln in markdown.splitlines() if ln[:1].isdigit() and f"**`{path}`" in ln]
+    return line
+
+
+def _starlette_run(tmp_path: Path, texts: dict[str, str], setup: str, after: str) -> Analysis:
+    base = {"setup.py": setup, "starlette/__init__.py": "", STATUS: texts["status_before"]}
+    return analyse_commit(tmp_path, base, {STATUS: after}, "Remove compat code (#1616)")
+
+
+def test_a_version_test_the_declared_python_fixes_and_the_local_it_set_are_seen_through(
+    tmp_path: Path, starlette: dict[str, str]
+):
+    assert 'python_requires=">=3.7"' in starlette["setup"]
+    assert "stacklevel = 3 if sys.version_info >= (3, 7) else 4" in starlette["status_before"]
+    a = _starlette_run(tmp_path, starlette, starlette["setup"], starlette["status_after"])
+    same = _finding(a, "behavior.unchanged", "__getattr__")
+    assert same is not None, [f.kind for f in a.findings]
+    rewrites = {(r["kind"], r["text"], r["detail"]) for r in same.details["rewrites"]}
+    assert rewrites == {
+        ("fixed-condition", "sys.version_info >= (3, 7)", "true 3.7"),
+        ("inlined-local", "stacklevel", ""),
+    }
+    assert a.model.summary.verdict == "pure-refactor"
+    item = _item(a, STATUS)
+    assert "`__getattr__` does the same as before" in item
+    assert "(the project requires Python >= 3.7)" in item
+
+
+def test_the_same_edit_is_a_change_when_the_project_still_supports_older_pythons(
+    tmp_path: Path, starlette: dict[str, str]
+):
+    setup = starlette["setup"].replace('python_requires=">=3.7"', 'python_requires=">=3.6"')
+    a = _starlette_run(tmp_path, starlette, setup, starlette["status_after"])
+    assert _finding(a, "behavior.changed", "__getattr__") is not None
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_a_local_whose_value_is_a_call_is_not_moved_past_other_calls(
+    tmp_path: Path, starlette: dict[str, str]
+):
+    # The level now comes from a call: written at its use it would run after the f-string
+    # and the dictionary lookup instead of before them.
+    old = "stacklevel = 3 if sys.version_info >= (3, 7) else 4"
+    before = starlette["status_before"].replace(old, "stacklevel = _level()")
+    after = starlette["status_after"].replace("stacklevel=3,", "stacklevel=_level(),")
+    assert before != starlette["status_before"] and after != starlette["status_after"]
+    texts = {**starlette, "status_before": before}
+    a = _starlette_run(tmp_path, texts, starlette["setup"], after)
+    assert _finding(a, "behavior.changed", "__getattr__") is not None
+
+
+@pytest.fixture(scope="module")
+def cmdoptions() -> tuple[str, str]:
+    return _texts("pip-fc2d4a3b", CMDOPTIONS)
+
+
+def _pip_run(tmp_path: Path, before: str, after: str) -> Analysis:
+    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", CMDOPTIONS: before}
+    return analyse_commit(tmp_path, base, {CMDOPTIONS: after}, "Check the flag once (#13)")
+
+
+_PER_ITEM = "        if dist_restriction_set and pylock_utils.is_valid_pylock_filename(filename):\n"
+
+
+def _flag_tested_before_the_loop(text: str) -> str:
+    """The ``for filename in options.requirements`` loop wrapped in ``if dist_restriction_set:``,
+    its per-item test left with the other condition only (the upstream pip commit's edit)."""
+    start = text.index("    for filename in options.requirements:\n")
+    end = text.index("\n\n", start)
+    loop = "\n".join("    " + ln if ln else ln for ln in text[start:end].split("\n"))
+    loop = loop.replace("if dist_restriction_set and pylock_utils", "if pylock_utils")
+    return text[:start] + "    if dist_restriction_set:\n" + loop + text[end:]
+
+
+def test_a_loop_invariant_test_hoisted_before_the_loop_is_the_same_code(
+    tmp_path: Path, cmdoptions: tuple[str, str]
+):
+    before, _ = cmdoptions
+    assert "    for filename in options.requirements:\n" + _PER_ITEM in before
+    a = _pip_run(tmp_path, before, _flag_tested_before_the_loop(before))
+    same = _finding(a, "behavior.unchanged", "check_dist_restriction")
+    assert same is not None, [(f.kind, f.symbol) for f in a.findings]
+    assert same.details["rewrites"] == [
+        {
+            "kind": "loop-invariant-if",
+            "text": "dist_restriction_set",
+            "detail": "options.requirements",
+        }
+    ]
+    assert "assuming iterating `options.requirements` does nothing" in _item(a, CMDOPTIONS)
+
+
+def test_a_test_the_loop_itself_changes_is_not_hoisted(tmp_path: Path, cmdoptions: tuple[str, str]):
+    before, _ = cmdoptions
+    # The flag is now reassigned inside the loop, so testing it once is not the same.
+    reassigning = before.replace(
+        _PER_ITEM,
+        "        dist_restriction_set = dist_restriction_set or filename.endswith('.toml')\n"
+        + _PER_ITEM,
+    )
+    a = _pip_run(tmp_path, reassigning, _flag_tested_before_the_loop(reassigning))
+    assert _finding(a, "behavior.changed", "check_dist_restriction") is not None
+
+
+_NESTED = (
+    "    if delimiter_priority == DOT_PRIORITY:\n"
+    "        if bt.delimiter_count_with_priority(delimiter_priority) == 1:\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("merged", "same"),
+    [
+        (
+            "    if delimiter_priority == DOT_PRIORITY and bt.delimiter_count_with_priority(delimiter_priority) == 1:\n",
+            True,
+        ),
+        # The call now runs first, for every priority: not the same code.
+        (
+            "    if bt.delimiter_count_with_priority(delimiter_priority) == 1 and delimiter_priority == DOT_PRIORITY:\n",
+            False,
+        ),
+    ],
+)
+def test_nested_ifs_merged_into_one_test_keep_the_order_of_evaluation(
+    tmp_path: Path, merged: str, same: bool
+):
+    before, _ = _texts("black-0f18001a", LINEGEN)
+    assert _NESTED in before
+    after = before.replace(
+        _NESTED + "            raise CannotSplit(",
+        merged + "        raise CannotSplit(",
+    )
+    assert after != before
+    base = {"src/black/__init__.py": "", LINEGEN: before}
+    a = analyse_commit(tmp_path, base, {LINEGEN: after}, "Merge the DOT_PRIORITY checks (#9)")
+    found = _finding(a, "behavior.unchanged" if same else "behavior.changed", "delimiter_split")
+    assert found is not None, [(f.kind, f.symbol) for f in a.findings]
+    if same:
+        assert [r["kind"] for r in found.details["rewrites"]] == ["merged-if"]
+
+
+REAL = Path(__file__).parent / "fixtures" / "real"
+REQUIREMENTS = "packaging/requirements.py"
+
+
+@pytest.fixture(scope="module")
+def requirements_py() -> tuple[str, str]:
+    """packaging's requirements.py around commit e91b50ee ("Rename `req` to `parsed` in
+    `Requirement.__init__`"), before and after."""
+    stem = "packaging-requirements-e91b50ee"
+    return (
+        (REAL / f"{stem}.before.py.txt").read_text(encoding="utf-8"),
+        (REAL / f"{stem}.after.py.txt").read_text(encoding="utf-8"),
+    )
+
+
+def _packaging_run(tmp_path: Path, before: str, after: str) -> Analysis:
+    base = {"packaging/__init__.py": "", REQUIREMENTS: before}
+    return analyse_commit(tmp_path, base, {REQUIREMENTS: after}, "Rename req (#620)")
+
+
+def test_a_local_variable_renamed_everywhere_is_the_same_code(
+    tmp_path: Path, requirements_py: tuple[str, str]
+):
+    a = _packaging_run(tmp_path, *requirements_py)
+    same = _finding(a, "behavior.unchanged", "Requirement.__init__")
+    assert same is not None, [(f.kind, f.symbol) for f in a.findings]
+    assert same.details["rewrites"] == [
+        {"kind": "renamed-local", "text": "req → parsed", "detail": ""}
+    ]
+    # requirements.py is a module like any other (not a pip requirements file).
+    assert a.model.summary.verdict == "pure-refactor"
+    assert "the local `req` is renamed `parsed`" in _item(a, REQUIREMENTS)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A parameter is part of the signature: callers passing it by keyword break.
+        ("requirement_string", "text"),
+        # Two locals merged into one name is not a rename.
+        ("parsed", "parsed_url"),
+    ],
+)
+def test_a_parameter_rename_or_a_merge_of_two_locals_is_a_change(
+    tmp_path: Path, requirements_py: tuple[str, str], old: str, new: str
+):
+    before, after = requirements_py
+    edited = re.sub(rf"\b{old}\b", new, after)
+    assert edited != after
+    a = _packaging_run(tmp_path, before, edited)
+    assert _finding(a, "behavior.changed", "Requirement.__init__") is not None
+
+
+def _rich(name: str) -> tuple[str, str]:
+    """rich's ``rich/<name>.py`` around commit 579b6ac0 ("pyupgrade"), before and after."""
+    stem = f"rich-{name}-579b6ac0"
+    return (
+        (REAL / f"{stem}.before.py.txt").read_text(encoding="utf-8"),
+        (REAL / f"{stem}.after.py.txt").read_text(encoding="utf-8"),
+    )
+
+
+def _rich_run(tmp_path: Path, name: str, before: str, after: str) -> Analysis:
+    path = f"rich/{name}.py"
+    base = {"rich/__init__.py": "", path: before}
+    return analyse_commit(tmp_path, base, {path: after}, "pyupgrade (#3400)")
+
+
+def test_pyupgrade_spellings_are_the_same_code(tmp_path: Path):
+    # str.format made an f-string, and open(path, "rt") made open(path): rich's own commit.
+    before, after = _rich("filesize")
+    assert '"{:,} bytes".format(size)' in before and 'f"{size:,} bytes"' in after
+    a = _rich_run(tmp_path / "filesize", "filesize", before, after)
+    assert _finding(a, "behavior.unchanged", "_to_str") is not None
+    before, after = _rich("theme")
+    assert 'open(path, "rt", encoding=encoding)' in before
+    a = _rich_run(tmp_path / "theme", "theme", before, after)
+    assert _finding(a, "behavior.unchanged", "Theme.read") is not None
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        # Arguments swapped: another string.
+        ("filesize", 'return "{:,} bytes".format(size)', 'return f"{base:,} bytes"'),
+        # Binary mode is not the default.
+        ("theme", 'open(path, "rt", encoding=encoding)', 'open(path, "rb")'),
+    ],
+)
+def test_a_spelling_that_changes_the_value_is_a_change(
+    tmp_path: Path, name: str, old: str, new: str
+):
+    before, _ = _rich(name)
+    assert old in before
+    a = _rich_run(tmp_path, name, before, before.replace(old, new))
+    assert any(f.kind == "behavior.changed" for f in a.findings)
+
+
+def test_open_is_only_the_builtin_when_the_module_does_not_define_its_own(tmp_path: Path):
+    before, _ = _rich("theme")
+    # The module now defines an ``open`` of its own: its second argument means something else.
+    own = before.replace(
+        "class Theme:", "def open(path, mode='r', **kw):\n    return mode\n\n\nclass Theme:"
+    )
+    a = _rich_run(
+        tmp_path,
+        "theme",
+        own,
+        own.replace('open(path, "rt", encoding=encoding)', "open(path, encoding=encoding)"),
+    )
+    assert _finding(a, "behavior.changed", "Theme.read") is not None
