@@ -196,7 +196,9 @@ def stdlib_bundle() -> PullRequestBundle:
         added = sum(1 for ln in diff if ln.startswith("+") and not ln.startswith("+++"))
         removed = sum(1 for ln in diff if ln.startswith("-") and not ln.startswith("---"))
         files.append(
-            FileChange(path, "modified", added, removed, "".join(diff), before=before, after=after)
+            FileChange(
+                path, "modified", added, removed, patch="".join(diff), before=before, after=after
+            )
         )
     meta = PullRequestMeta(
         repo="bench/cpython",

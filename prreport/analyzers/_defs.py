@@ -13,7 +13,7 @@ import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from prreport.analyzers import SourceFiles, copy_tree
 from prreport.bundle import FileChange, PullRequestBundle
@@ -272,6 +272,8 @@ class Change:
     removed: tuple[Definition, ...]  # before-side definitions (path = before path)
     added: tuple[Definition, ...]  # after-side definitions (path = after path)
     file_of: dict[str, FileChange]  # before or after path -> file change
+    # The file sides the definitions come from (memoised analyses of this change live there).
+    sources: SourceFiles | None = field(default=None, compare=False, repr=False)
 
 
 def definition_changes(sources: SourceFiles) -> Change:
@@ -292,7 +294,9 @@ def definition_changes(sources: SourceFiles) -> Change:
             )
             added.extend(d for q, d in after.items() if q not in before or before[q].kind != d.kind)
         key = lambda d: (d.path, d.start, d.qualname)  # noqa: E731
-        return Change(tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of)
+        return Change(
+            tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of, sources
+        )
 
     return sources.memo("", "", "definition-changes", build)
 
@@ -302,7 +306,7 @@ def lines_with_blanks(
 ) -> tuple[int, ...]:
     """Lines ``start..end`` that changed, plus changed blank/comment lines adjacent to the span."""
     changed = set(changed)
-    lines = split_lines(text or "")
+    lines = text_rows(text or "")
     out = {n for n in range(start, end + 1) if n in changed}
 
     def blank(n: int) -> bool:
@@ -321,6 +325,12 @@ def lines_with_blanks(
     return tuple(sorted(out))
 
 
+@lru_cache(maxsize=128)
+def text_rows(text: str) -> list[str]:
+    """``split_lines(text)``, cached and shared: callers must only read it."""
+    return split_lines(text)
+
+
 def explains(path: str, side: str, lines: Iterable[int]) -> tuple[tuple[str, str, int], ...]:
     """``Finding.explains`` entries for lines of one file side (``-`` or ``+``)."""
     return tuple((path, side, n) for n in sorted(set(lines)))
@@ -335,17 +345,41 @@ def word_hits(text: str | None, name: str) -> list[int]:
     """Lines of ``text`` where ``name`` occurs as a whole word outside comments."""
     if not text:
         return []
+    if _WORD.fullmatch(name):
+        return list(_word_lines(text).get(name, ()))
     pat = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
-    out = []
-    for i, line in enumerate(split_lines(text), 1):
-        code = (
-            line.split("#", 1)[0] if "#" in line and "'" not in line and '"' not in line else line
-        )
+    return [
+        i for i, code in enumerate(_code_rows(text), 1) if code is not None and pat.search(code)
+    ]
+
+
+_WORD = re.compile(r"\w+")
+
+
+@lru_cache(maxsize=128)
+def _code_rows(text: str) -> tuple[str | None, ...]:
+    """Each line without its trailing comment (None for a comment line); a line with quotes is
+    kept whole (a ``#`` may sit in a string)."""
+    out: list[str | None] = []
+    for line in split_lines(text):
         if line.lstrip().startswith("#"):
-            continue
-        if pat.search(code):
-            out.append(i)
-    return out
+            out.append(None)
+        elif "#" in line and "'" not in line and '"' not in line:
+            out.append(line.split("#", 1)[0])
+        else:
+            out.append(line)
+    return tuple(out)
+
+
+@lru_cache(maxsize=128)
+def _word_lines(text: str) -> dict[str, tuple[int, ...]]:
+    """Word -> the lines it occurs on as a whole word outside comments (one pass per text: a
+    large PR asks for hundreds of names)."""
+    out: dict[str, list[int]] = {}
+    for i, code in enumerate(_code_rows(text), 1):
+        for w in set(_WORD.findall(code or "")):
+            out.setdefault(w, []).append(i)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def residual(a: str, b: str) -> list[str]:

@@ -18,6 +18,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from prreport.analyzers import SourceFiles
 from prreport.analyzers._defs import (
@@ -27,8 +28,10 @@ from prreport.analyzers._defs import (
     explains,
     file_index,
     lines_with_blanks,
+    same_tree,
     strip_docstring,
 )
+from prreport.analyzers._equiv import canonical as spelled_one_way
 from prreport.bundle import FileChange
 from prreport.findings import Finding
 from prreport.textlines import split_lines
@@ -260,6 +263,29 @@ def _locals_of(stmts: Sequence[ast.stmt]) -> set[str]:
     return out
 
 
+def local_names(d: Definition) -> frozenset[str]:
+    """Names a function definition binds in its own scope, parameters included."""
+    return frozenset(_locals_of(getattr(d.node, "body", [])) | {a.arg for a in _params(d.node)})
+
+
+def called_names(index: dict[str, Definition]) -> dict[str, frozenset[str]]:
+    """For each function of a file side: the names its calls go through (``f(...)``, ``x.f(...)``)."""
+    out: dict[str, frozenset[str]] = {}
+    for q, d in index.items():
+        if d.kind not in ("function", "method"):
+            continue
+        names: set[str] = set()
+        for n in ast.walk(d.node):
+            if isinstance(n, ast.Call):
+                f = n.func
+                if isinstance(f, ast.Name):
+                    names.add(f.id)
+                elif isinstance(f, ast.Attribute):
+                    names.add(f.attr)
+        out[q] = frozenset(names)
+    return out
+
+
 def _free_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Names a function reads that it neither binds nor takes as parameters (globals, closures)."""
     params = {a.arg for a in _params(fn)}
@@ -414,9 +440,18 @@ def _site_form(st: ast.stmt, call: ast.Call, is_async: bool) -> str | None:
 
 
 def _expansion(
-    helper: Helper, body: list[ast.stmt], st: ast.stmt, call: ast.Call, tail: bool
+    helper: Helper,
+    body: list[ast.stmt],
+    st: ast.stmt,
+    call: ast.Call,
+    tail: bool,
+    guarded: bool = False,
 ) -> tuple[list[ast.stmt], set[str], bool] | str:
-    """Statements replacing ``st`` and the helper-local names they bring, or why not."""
+    """Statements replacing ``st`` and the helper-local names they bring, or why not.
+
+    ``guarded``: ``st`` sits in a ``try`` of the caller (an exception raised half-way through
+    the helper may be caught there, so which names were already assigned is observable).
+    """
     fn = helper.node
     is_async = isinstance(fn, ast.AsyncFunctionDef)
     form = _site_form(st, call, is_async)
@@ -471,7 +506,74 @@ def _expansion(
         else:
             return "helper returns from several places"
         out = [*out, ast.Assign(targets=copy.deepcopy(targets), value=value, lineno=0)]
+        if not guarded:
+            out, introduced = _forwarded(out, rebound - {p for p, _ in bound}, introduced, prefix)
     return [*prefix, *out], introduced, same_args
+
+
+def _forwarded(
+    out: list[ast.stmt], helper_locals: set[str], introduced: set[str], prefix: list[ast.stmt]
+) -> tuple[list[ast.stmt], set[str]]:
+    """``...; a = e1; b = e2; x, y = a, b`` (a helper returning a tuple the caller unpacks, or
+    one local it returns) as ``...; x = e1; y = e2``: the helper's locals renamed to the
+    caller's targets when nothing else in the spliced code uses either name.
+
+    Unsafe only if an exception half-way through could be caught in the caller (the caller's
+    names would then be assigned earlier): the call must not sit in a ``try`` (``guarded``).
+    """
+    last = out[-1]
+    assert isinstance(last, ast.Assign)
+    if len(last.targets) != 1:
+        return out, introduced
+    t, v = last.targets[0], last.value
+    targets = t.elts if isinstance(t, ast.Tuple) else [t]
+    values = v.elts if isinstance(v, ast.Tuple) else [v]
+    if len(targets) != len(values) or not all(isinstance(x, ast.Name) for x in targets + values):
+        return out, introduced
+    want = [x.id for x in targets]  # type: ignore[attr-defined]
+    have = [x.id for x in values]  # type: ignore[attr-defined]
+    if len(set(want)) != len(want) or len(set(have)) != len(have) or not set(have) <= helper_locals:
+        return out, introduced
+    mapping = {h: w for h, w in zip(have, want, strict=True) if h != w}
+    rest = [*prefix, *out[:-1]]
+    used = {n.id for s in rest for n in ast.walk(s) if isinstance(n, ast.Name)}
+    if used & set(mapping.values()) or any(
+        isinstance(n, (*_SCOPES, ast.Global, ast.Nonlocal)) for s in rest for n in ast.walk(s)
+    ):
+        return out, introduced  # a closure or class could capture the name under either spelling
+    if not all(_assigned_first(out[:-1], h) for h in have):
+        return out, introduced  # a path reading the name before the helper assigned it
+    renamed = [_Rename(mapping).visit(s) for s in out[:-1]]
+    # The names are the caller's targets now: the call statement assigned them anyway.
+    return renamed, introduced - set(have)
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _assigned_first(stmts: Sequence[ast.stmt], name: str) -> bool:
+    """Every path through ``stmts`` assigns ``name`` (``name = ...``, or in both branches of an
+    ``if``) before anything reads it."""
+    for st in stmts:
+        if not _mentions(st, name):
+            continue
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            t = st.targets[0]
+            return isinstance(t, ast.Name) and t.id == name and not _mentions(st.value, name)
+        if isinstance(st, ast.If) and st.orelse and not _mentions(st.test, name):
+            return _assigned_first(st.body, name) and _assigned_first(st.orelse, name)
+        return False
+    return False
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self.mapping.get(node.id, node.id)
+        return node
 
 
 def expand(
@@ -515,7 +617,9 @@ def expand(
                 if _site_form(st, c, isinstance(helper.node, ast.AsyncFunctionDef)) is not None
             ]
             if len(direct) == 1 and len(found) == 1:
-                got = _expansion(helper, body, st, direct[0], top and i == len(stmts) - 1)
+                got = _expansion(
+                    helper, body, st, direct[0], top and i == len(stmts) - 1, id(st) in tried
+                )
                 if isinstance(got, str):
                     failure = failure or got
                     out.append(st)
@@ -539,6 +643,15 @@ def expand(
             out.append(st)
         return out
 
+    # Statements inside a ``try`` of the caller (at any depth).
+    tried = {
+        id(x)
+        for t in ast.walk(fn)
+        if isinstance(t, ast.Try | getattr(ast, "TryStar", ast.Try))
+        for block in (t.body, t.orelse, t.finalbody, *(h.body for h in t.handlers))
+        for top_st in block
+        for x in ast.walk(top_st)
+    }
     fn.body = visit_list(fn.body, True)
     if failure:
         return failure
@@ -692,22 +805,26 @@ def call_matcher(
     index: dict[str, Definition],
     same_file: bool,
     imported: frozenset[str] = frozenset(),
+    caller_locals: Callable[[], frozenset[str]] | None = None,
 ) -> Callable[[ast.Call], bool] | None:
     """Which calls inside ``caller`` reach ``helper`` (``index``: the caller file side's definitions).
 
     A function: by its name in its own module (or imported by name), not shadowed by a caller
     local; a nested function: by name inside its enclosing function; a method: through
     ``self``/``cls`` from its class or a subclass in the same file that does not redefine it,
-    or through its class name.
+    or through its class name. ``caller_locals`` gives the caller's local names (memoised by
+    the caller of this function; computed here when not given).
     """
     name = helper.name
-    local = _locals_of(getattr(caller.node, "body", [])) | {a.arg for a in _params(caller.node)}
     if helper.kind == "function" and helper.parent.endswith(".<locals>"):
         if helper.parent != f"{caller.qualname}.<locals>":
             return None
         return lambda c: isinstance(c.func, ast.Name) and c.func.id == name
     if helper.kind == "function" and not helper.parent:
-        if name in local or not (same_file or name in imported):
+        if not (same_file or name in imported):
+            return None
+        local = caller_locals() if caller_locals is not None else local_names(caller)
+        if name in local:
             return None
         return lambda c: isinstance(c.func, ast.Name) and c.func.id == name
     if helper.kind != "method" or caller.kind != "method":
@@ -745,13 +862,15 @@ class SitePair:
     call_lines: tuple[int, ...] = ()  # lines of the helper calls, on the helper's side
 
 
-def imported_names(tree: ast.Module | None, module_stem: str) -> frozenset[str]:
-    """Names a module imports by name from a module whose last component is ``module_stem``."""
-    out: set[str] = set()
+def imports_by_stem(tree: ast.Module | None) -> dict[str, frozenset[str]]:
+    """For each last module component ``from X.stem import a, b`` names: the names imported
+    under their own name (one walk of the tree answers every stem)."""
+    out: dict[str, set[str]] = {}
     for st in ast.walk(tree) if tree is not None else ():
-        if isinstance(st, ast.ImportFrom) and (st.module or "").rsplit(".", 1)[-1] == module_stem:
-            out |= {a.asname or a.name for a in st.names if (a.asname or a.name) == a.name}
-    return frozenset(out)
+        if isinstance(st, ast.ImportFrom):
+            names = {a.asname or a.name for a in st.names if (a.asname or a.name) == a.name}
+            out.setdefault((st.module or "").rsplit(".", 1)[-1], set()).update(names)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[SitePair] | str:
@@ -774,13 +893,33 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
         here = file_index(sources, here_path, side)
         there = file_index(sources, there_path, other_side)
         same_file = here_path == helper.path
-        imported = frozenset() if same_file else imported_names(sources.tree(here_path, side), stem)
+        # Per file side, not per helper: which names each function calls, what it imports.
+        called = sources.memo(here_path, side, "called-names", partial(called_names, here))
+        imported = (
+            frozenset()
+            if same_file
+            else sources.memo(
+                here_path,
+                side,
+                "imports-by-stem",
+                partial(imports_by_stem, sources.tree(here_path, side)),
+            ).get(stem, frozenset())
+        )
         for q, c in here.items():
             if c.kind not in ("function", "method") or c is helper:
                 continue
+            if helper.name not in called.get(q, ()):
+                continue  # no call through that name at all
             if q.startswith(f"{helper.qualname}."):
                 continue  # nested in the helper itself
-            m = call_matcher(helper, c, here, same_file, imported)
+            m = call_matcher(
+                helper,
+                c,
+                here,
+                same_file,
+                imported,
+                partial(sources.memo, here_path, side, f"locals:{q}", partial(local_names, c)),
+            )
             if m is None or not calls_in(c.node, m):
                 continue
             if any(
@@ -937,3 +1076,235 @@ def _placeholder_line(
     if empty and st.lineno in sources.changed(f).removed:
         return ((f.before_path, "-", st.lineno),)
     return ()
+
+
+# -- module-level code extracted into a function called once at import ---------------------
+
+
+@dataclass(frozen=True)
+class ModuleProof:
+    """Whether a module's import-time code, its calls of a new helper expanded, equals its old code."""
+
+    proven: bool
+    reason: str = ""
+    residual: tuple[str, ...] = ()
+    call_lines: tuple[int, ...] = ()
+    # Helper locals that were module globals before (private names no longer in the module).
+    dropped_globals: tuple[str, ...] = ()
+
+
+# Expressions whose operands are all evaluated, left to right, each exactly once.
+_STRICT = (
+    ast.Dict,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Call,
+    ast.keyword,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Subscript,
+    ast.Attribute,
+    ast.Starred,
+    ast.JoinedStr,
+    ast.FormattedValue,
+)
+# What may run before the call inside its statement: nothing that can see the helper's effects.
+_INERT = (ast.Name, ast.Constant, ast.expr_context, ast.Dict, ast.List, ast.Tuple, ast.Set)
+
+
+def module_level(tree: ast.Module) -> list[ast.stmt]:
+    """Import-time code of a module: its statements without imports and function definitions
+    (a class keeps its body without its methods; functions are compared one by one)."""
+    out: list[ast.stmt] = []
+    for st in tree.body:
+        if isinstance(st, (*_FUNCS, ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(st, ast.ClassDef):
+            st = copy.copy(st)
+            st.body = [x for x in st.body if not isinstance(x, _FUNCS)] or [ast.Pass()]
+        out.append(st)
+    return out
+
+
+def prove_module(
+    before: ast.Module,
+    after: ast.Module,
+    bindings: tuple[dict[str, str], dict[str, str], dict[str, str]],
+    helper: Definition,
+    same_module: bool,
+) -> ModuleProof | None:
+    """Whether ``after``'s import-time code, its calls of ``helper`` (a module-level function
+    returning once, at its end) spliced in, equals ``before``'s; None when it calls it nowhere.
+
+    ``bindings``: the import bindings of the before module, the after module and the helper's
+    module, so ``platform.system`` means the same object in both. The helper's locals become
+    module globals in the spliced code, as they were before the extraction: the real after module
+    must not read them, and the ones that were module globals before must be private.
+    """
+    name = helper.name
+    code = module_level(after)
+    sites = [
+        st
+        for st in code
+        if any(
+            isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name
+            for c in ast.walk(st)
+        )
+    ]
+    if not sites:
+        return None
+    lines = tuple(sorted({n for st in sites for n in range(st.lineno, (st.end_lineno or 0) + 1)}))
+    # The module binds the helper's name once (its ``def`` or the import of it), before the call.
+    binders = [st for st in after.body if name in _locals_of([st])]
+    if len(binders) != 1 or binders[0].lineno > min(st.lineno for st in sites):
+        return ModuleProof(False, f"{name} is not bound once before its call", call_lines=lines)
+    norm = normalised(helper.node)  # type: ignore[arg-type]
+    body = norm.body
+    if (
+        not body
+        or not isinstance(body[-1], ast.Return)
+        or len(_returns(body)) != 1
+        or _yields(body)
+        or any(isinstance(n, (ast.Global, ast.Nonlocal, ast.Await)) for n in ast.walk(norm))
+    ):
+        return ModuleProof(False, "helper does not return once, at its end", call_lines=lines)
+    before_b, after_b, helper_b = bindings
+    local = _locals_of(body) | {a.arg for a in _params(norm)}
+    free = _free_of(norm) - _BUILTINS
+    if not same_module and free - set(helper_b):
+        return ModuleProof(
+            False, f"helper reads {sorted(free - set(helper_b))[0]!r}, a global of its module"
+        )
+    # The helper's names, resolved in its own module, before they are spliced into another.
+    spliced_body = canonical_body(body, helper_b, local)
+    out: list[ast.stmt] = []
+    for st in code:
+        if not any(st is s for s in sites):
+            out.append(st)
+            continue
+        got = _splice(st, name, spliced_body, helper)
+        if isinstance(got, str):
+            return ModuleProof(False, got, call_lines=lines)
+        out.extend(got)
+    introduced = _locals_of(body)
+    reads = {
+        n.id
+        for n in ast.walk(after)
+        if isinstance(n, ast.Name) and n.id in introduced and not _inside(n, helper.node)
+    }
+    if reads:
+        return ModuleProof(False, f"the module still uses {sorted(reads)[0]!r}", call_lines=lines)
+    old_globals = {n for st in before.body for n in _locals_of([st])}
+    dropped = tuple(sorted(introduced & old_globals))
+    public = [n for n in dropped if not n.startswith("_")]
+    if public:
+        return ModuleProof(
+            False, f"module global {public[0]!r} is no longer defined", call_lines=lines
+        )
+    a = canonical_body(module_level(before), before_b, set())
+    b = canonical_body(out, after_b, set())
+    if same_tree(a, b):
+        return ModuleProof(True, call_lines=lines, dropped_globals=dropped)
+    return ModuleProof(
+        False,
+        "the expanded code differs",
+        _residual(ast.Module(body=a, type_ignores=[]), ast.Module(body=b, type_ignores=[])),
+        lines,
+        dropped,
+    )
+
+
+def canonical_body(
+    stmts: list[ast.stmt], names: dict[str, str], shadowed: set[str]
+) -> list[ast.stmt]:
+    """Statements with docstrings and annotations dropped and imported objects spelled one way."""
+    out = spelled_one_way(ast.Module(body=[*stmts], type_ignores=[]), names, shadowed)
+    assert isinstance(out, ast.Module)
+    return out.body
+
+
+def _inside(node: ast.AST, root: ast.AST) -> bool:
+    lo, hi = getattr(root, "lineno", 0), getattr(root, "end_lineno", 0) or 0
+    return lo <= getattr(node, "lineno", -1) <= hi
+
+
+def _splice(
+    st: ast.stmt, name: str, body: list[ast.stmt], helper: Definition
+) -> list[ast.stmt] | str:
+    """``st`` with its one call of the helper replaced by the returned expression, the helper's
+    other statements before it; or why that would not run the same code in the same order."""
+    calls = [
+        c
+        for c in ast.walk(st)
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name
+    ]
+    if (
+        len(calls) != 1
+        or isinstance(st, (ast.AugAssign, ast.ClassDef))
+        or st.__class__
+        in (
+            ast.If,
+            ast.While,
+            ast.For,
+            ast.AsyncFor,
+            ast.With,
+            ast.AsyncWith,
+            ast.Try,
+        )
+    ):
+        return "helper called in a block or more than once"
+    call = calls[0]
+    fn = helper.node
+    assert isinstance(fn, _FUNCS)
+    bound = _bind(Helper(fn, "function"), call)
+    if bound is None or not all(_pure(x) and not isinstance(x, ast.Name) for _, x in bound):
+        return "arguments do not bind to constants"
+    value = getattr(st, "value", None)
+    if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.Expr)) or value is None:
+        return "call used outside an assignment or expression statement"
+    # The call must run unconditionally, and nothing that runs before it in the statement may
+    # see (or be seen by) the helper's statements now placed ahead of it.
+    path = _path_to(value, call)
+    if path is None or not all(isinstance(p, _STRICT) for p in path[:-1]):
+        return "call runs conditionally or inside a comprehension"
+    start = (call.lineno, call.col_offset)
+    for n in ast.walk(value):
+        pos = (getattr(n, "end_lineno", None), getattr(n, "end_col_offset", None))
+        if pos[0] is None or any(n is p for p in path):
+            continue
+        if pos <= start and not isinstance(n, _INERT):  # type: ignore[operator]
+            return "code before the call in its statement may interact with the helper"
+    subst = {p: x for p, x in bound}
+    stmts = [_Subst(subst).visit(copy.deepcopy(s)) for s in body]
+    ret = stmts[-1]
+    assert isinstance(ret, ast.Return)
+    result = _ret_value(ret)
+    new = copy.deepcopy(st)
+    for n in ast.walk(new):
+        for field, old in ast.iter_fields(n):
+            if old is call or (isinstance(old, ast.AST) and _same_call(old, call)):
+                setattr(n, field, result)
+            elif isinstance(old, list):
+                setattr(n, field, [result if _same_call(x, call) else x for x in old])
+    return [*stmts[:-1], new]
+
+
+def _same_call(node: object, call: ast.Call) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and (node.lineno, node.col_offset) == (call.lineno, call.col_offset)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == getattr(call.func, "id", None)
+    )
+
+
+def _path_to(root: ast.AST, target: ast.AST) -> list[ast.AST] | None:
+    """Nodes from ``root`` down to ``target`` (both included), or None."""
+    if root is target:
+        return [root]
+    for child in ast.iter_child_nodes(root):
+        got = _path_to(child, target)
+        if got is not None:
+            return [root, *got]
+    return None

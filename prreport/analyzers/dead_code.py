@@ -33,11 +33,15 @@ def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
     }
     removed_quals = {(d.path, d.qualname) for d in change.removed}
     # An import of a moved or renamed definition goes with it (symbols.py reports the callers).
-    moved_names = {m.old.name for m in moves(change)}
+    paired = moves(change)
+    moved_names = {m.old.name for m in paired}
+    moved = {(m.old.path, m.old.qualname) for m in paired}
     out = []
     for d in change.removed:
         if d.kind == "import" and (d.parent or d.name in moved_names):
             continue
+        if (d.path, d.qualname) in moved:
+            continue  # moved or renamed (its body may have changed too): symbols.py
         parent = d.parent.removesuffix(".<locals>")
         if parent and any((d.path, q) in removed_quals for q in _prefixes(parent)):
             continue  # reported with its removed enclosing definition

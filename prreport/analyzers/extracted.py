@@ -20,7 +20,15 @@ from prreport.analyzers._defs import (
     segment,
     strip_docstring,
 )
-from prreport.analyzers._expand import OrdinalNames, expansion_finding, site_pairs
+from prreport.analyzers._equiv import module_bindings
+from prreport.analyzers._equiv import module_of as module_path
+from prreport.analyzers._expand import (
+    OrdinalNames,
+    expansion_finding,
+    module_level,
+    prove_module,
+    site_pairs,
+)
 from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
@@ -122,6 +130,8 @@ class ExtractedAnalyzer(Analyzer):
             # A moved or renamed definition is no new helper (symbols.py follows its callers).
             moved = (new.path, new.qualname) in renamed
             expanded = None if moved else self._expanded(sources, new, f_new)
+            if expanded is None and not moved and new.kind == "function" and not new.parent:
+                expanded = _module_extraction(sources, new, f_new)
             if expanded is not None and expanded.details["proven"]:
                 yield expanded
                 continue
@@ -180,8 +190,8 @@ class ExtractedAnalyzer(Analyzer):
                         body,
                         keep | _globals(sources, f.before_path, "before"),
                     )
-                    holder = after_defs.get(scope)
-                    calls = _calls(holder.node, new.name) if holder is not None and scope else []
+                    holder = after_defs.get(scope) if eq is not None and scope else None
+                    calls = _calls(holder.node, new.name) if holder is not None else []
                     if (
                         eq is None
                         or not calls
@@ -360,6 +370,90 @@ class ExtractedAnalyzer(Analyzer):
             details,
             tuple(sorted(set(ex))),
         )
+
+
+def _module_extraction(sources: SourceFiles, new: Definition, f_new: FileChange) -> Finding | None:
+    """``code.extracted`` for import-time code of a module moved into a new module-level function
+    that the module calls once at import (``HEADERS = {"User-Agent": default_user_agent()}``)."""
+    helper_tree = sources.tree(f_new.path, "after")
+    if helper_tree is None:
+        return None
+    for f in sources.python_files():
+        before = sources.tree(f.before_path, "before") if f.before is not None else None
+        after = sources.tree(f.path, "after") if f.after is not None else None
+        if before is None or after is None:
+            continue
+        same = f.path == f_new.path
+        if not same and new.name not in imported_from(after, f_new.path, f.path):
+            continue
+        bindings = (
+            module_bindings(before, f.before_path),
+            module_bindings(after, f.path),
+            module_bindings(helper_tree, f_new.path),
+        )
+        proof = prove_module(before, after, bindings, new, same)
+        if proof is None:
+            continue
+        cl = sources.changed(f)
+        ex: list[tuple[str, str, int]] = []
+        if proof.proven:
+            ex += explains(
+                f_new.path,
+                "+",
+                lines_with_blanks(f_new.after, new.start, new.end, sources.changed(f_new).added),
+            )
+            ex += explains(f.before_path, "-", _code_lines(before, cl.removed))
+            ex += explains(f.path, "+", _code_lines(after, cl.added))
+        details = {
+            "helper": new.qualname,
+            "new_home": new.qualname,
+            "helper_path": f_new.path,
+            "helper_line": new.start,
+            "home_kind": "function",
+            "equality": "modulo-renames" if proof.proven else "different",
+            "proven": proof.proven,
+            "behavior_change": None if proof.proven else True if proof.residual else None,
+            "stale_references": [],
+            "dropped_module_globals": list(proof.dropped_globals),
+            "sites": [
+                {
+                    "path": f.path,
+                    "scope": "<module>",
+                    "calls": 1,
+                    "call_lines": list(proof.call_lines),
+                    "equality": "modulo-renames" if proof.proven else "different",
+                    "proven": proof.proven,
+                    "reason": proof.reason,
+                    "residual": list(proof.residual),
+                }
+            ],
+        }
+        if proof.proven:
+            details["behavior_change"] = False
+        state = "modulo-renames" if proof.proven else "different"
+        return Finding(
+            "code.extracted",
+            f_new.path,
+            new.start,
+            new.qualname,
+            f"{f.path}:<module>: import-time code extracted into {new.qualname} ({state})",
+            details,
+            tuple(sorted(set(ex))),
+        )
+    return None
+
+
+def _code_lines(tree: ast.Module, changed: Iterable[int]) -> list[int]:
+    """Changed lines inside a module's import-time statements (not imports, not functions)."""
+    spans = [(st.lineno, st.end_lineno or st.lineno) for st in module_level(tree)]
+    return [n for n in changed if any(a <= n <= b for a, b in spans)]
+
+
+def imported_from(tree: ast.Module, helper_path: str, importer_path: str) -> set[str]:
+    """Names ``tree`` (the module at ``importer_path``) imports from the module at ``helper_path``."""
+    target = module_path(helper_path)
+    names = module_bindings(tree, importer_path)
+    return {k for k, v in names.items() if v.rpartition(".")[0] == target}
 
 
 def _import_lines(sources: SourceFiles, f: FileChange, name: str) -> list[tuple[str, str, int]]:

@@ -57,7 +57,9 @@ class InlinedAnalyzer(Analyzer):
                 for hit in bundle.references.get(old.name, ())
                 if hit.rsplit(":", 1)[0] not in changed
             )
-            if old.parent and not old.parent.endswith(".<locals>"):
-                stale = []  # a method is reached through its class: the grep cannot tell
+            if old.parent:
+                # A method is reached through its class (the grep cannot tell); a function
+                # defined inside another is reachable only there.
+                stale = []
             f = change.file_of[old.path]
             yield expansion_finding(sources, "code.inlined", old, f, pairs, "-", stale)
