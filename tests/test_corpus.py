@@ -59,3 +59,9 @@ def test_precision_per_kind_holds_its_floor(scores: dict) -> None:
     for kind, floor in floors()["precision"].items():
         got = scores["kinds"][kind]["precision"]
         assert got is not None and got >= floor, (kind, scores["kinds"][kind])
+
+
+def test_recall_per_kind_holds_its_floor(scores: dict) -> None:
+    for kind, floor in floors()["recall"].items():
+        got = scores["kinds"][kind]["recall"]
+        assert got is not None and got >= floor, (kind, scores["kinds"][kind])

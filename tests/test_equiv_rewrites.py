@@ -301,3 +301,32 @@ def test_open_is_only_the_builtin_when_the_module_does_not_define_its_own(tmp_pa
         own.replace('open(path, "rt", encoding=encoding)', "open(path, encoding=encoding)"),
     )
     assert _finding(a, "behavior.changed", "Theme.read") is not None
+
+
+COLLECTOR = "src/pip/_internal/index/collector.py"
+
+
+def _collector_run(tmp_path: Path, before: str, after: str) -> Analysis:
+    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", COLLECTOR: before}
+    return analyse_commit(tmp_path, base, {COLLECTOR: after}, "Simplify header check (#11700)")
+
+
+def test_elif_branches_with_one_body_and_a_prefix_tuple_are_the_same_code(tmp_path: Path):
+    # pip a287a0bf: three `elif ...startswith(...): return` made one startswith((...)).
+    before, after = _texts("pip-a287a0bf", COLLECTOR)
+    a = _collector_run(tmp_path, before, after)
+    same = _finding(a, "behavior.unchanged", "_ensure_api_header")
+    assert same is not None, [(f.kind, f.symbol) for f in a.findings]
+    assert {r["kind"] for r in same.details["rewrites"]} == {"affix-tuple", "merged-elif"}
+    assert a.model.summary.verdict == "pure-refactor"
+    item = _item(a, COLLECTOR)
+    assert "proven by comparing the function with its old version" in item
+    assert "(assuming `content_type_l` is a `str`)" in item
+
+
+def test_a_prefix_dropped_from_the_tuple_is_a_change(tmp_path: Path):
+    before, after = _texts("pip-a287a0bf", COLLECTOR)
+    old = '            "application/vnd.pypi.simple.v1+json",\n'
+    assert old in after
+    a = _collector_run(tmp_path, before, after.replace(old, ""))
+    assert _finding(a, "behavior.changed", "_ensure_api_header") is not None

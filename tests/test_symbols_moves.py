@@ -371,9 +371,10 @@ def test_classes_reordered_in_one_file_are_explained(tmp_path: Path):
     after = _swap(before, "class TimeElapsedColumn(", "class TimeRemainingColumn(")
     assert after != before and sorted(after) == sorted(before)
     a = analyse_commit(tmp_path, {_PROGRESS: before}, {_PROGRESS: after})
-    moved = _kind(a, "symbol.moved")
-    assert moved and all(f.details["reordered"] for f in moved)
-    assert {f.symbol for f in moved} <= {"TimeElapsedColumn", "TimeRemainingColumn"}
+    # Reordered is no move to another file or class: unchanged, its lines explained.
+    assert not _kind(a, "symbol.moved")
+    moved = [f for f in _kind(a, "behavior.unchanged") if f.details.get("reordered")]
+    assert moved and {f.symbol for f in moved} <= {"TimeElapsedColumn", "TimeRemainingColumn"}
     assert a.model.summary.verdict == "pure-refactor"
 
 
@@ -383,5 +384,5 @@ def test_a_base_class_moved_below_its_subclass_is_not_explained(tmp_path: Path):
     before = _text("rich-76e234b7", _PROGRESS)
     after = _swap(before, "class ProgressColumn(", "class RenderableColumn(")
     a = analyse_commit(tmp_path, {_PROGRESS: before}, {_PROGRESS: after})
-    assert "ProgressColumn" not in {f.symbol for f in _kind(a, "symbol.moved")}
+    assert "ProgressColumn" not in {f.symbol for f in _kind(a, "behavior.unchanged")}
     assert a.model.summary.verdict != "pure-refactor"

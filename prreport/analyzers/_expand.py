@@ -704,7 +704,19 @@ def _safe_to_introduce(
                 if st.name == helper_name:
                     continue
                 inner_reads = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(st))
-                if inner_reads and name not in _locals_of(getattr(st, "body", [])):
+                own = _locals_of(getattr(st, "body", []))
+                if not isinstance(st, ast.ClassDef):
+                    own |= {a.arg for a in _params(st)}  # a parameter of that name is its own
+                    # ...but defaults and decorators run here, when the def runs.
+                    here = [*st.args.defaults, *st.args.kw_defaults, *st.decorator_list]
+                    if any(
+                        isinstance(n, ast.Name) and n.id == name
+                        for h in here
+                        if h is not None
+                        for n in ast.walk(h)
+                    ):
+                        return False, defined
+                if inner_reads and name not in own:
                     return False, defined  # a closure reads it at an unknown time
                 continue
             header = [

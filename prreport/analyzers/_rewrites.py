@@ -14,6 +14,9 @@ proven for every input, or states the one assumption it makes:
   ``if a and b: X`` (``and`` evaluates ``b`` only when ``a`` holds, as the nested test did).
 - ``renamed-local``: a function's own local variable renamed everywhere it is used (its
   parameters are not: they are part of its signature).
+- ``merged-elif``: ``if a: X`` / ``elif b: X`` (the same body) is ``if a or b: X``.
+- ``affix-tuple``: ``s.startswith(("a", "b"))`` is ``s.startswith("a") or s.startswith("b")``
+  (``endswith`` too). Assumption, stated in the finding: ``s`` is a ``str`` (the arguments are).
 - ``loop-invariant-if``: ``for t in xs: if a and b: X`` (``a`` a name the loop never
   assigns) is ``if a: for t in xs: if b: X``. Assumption, stated in the finding: iterating
   ``xs`` (a name or attribute, not a call) does nothing when ``a`` is false.
@@ -87,8 +90,18 @@ def see_through(
             if a != b
         ]
     both = Counter(done_a) & Counter(done_b)
-    only = (Counter(done_a) - both) + (Counter(done_b) - both)
-    return sorted([*only.elements(), *renamed], key=lambda r: (r.kind, r.text))
+    only = list(((Counter(done_a) - both) + (Counter(done_b) - both)).elements())
+    # One chain merged step by step is one rewrite: keep the outermost merge.
+    only = [
+        r
+        for r in only
+        if not any(
+            o.kind == r.kind and o is not r and r.text in o.text and r.text != o.text
+            for o in only
+            if r.kind in ("merged-if", "merged-elif")
+        )
+    ]
+    return sorted([*dict.fromkeys(only), *renamed], key=lambda r: (r.kind, r.text))
 
 
 def _alpha(fn: ast.AST) -> list[str] | None:
@@ -192,6 +205,10 @@ class _Normalise:
                 if merged is not None:
                     self.done.append(Rewrite("merged-if", ast.unparse(merged.test)))
                     st = merged
+                joined = _joined_elif(st)
+                if joined is not None:
+                    self.done.append(Rewrite("merged-elif", ast.unparse(joined.test)))
+                    st = joined
             if isinstance(st, ast.For | ast.AsyncFor):
                 hoisted = _hoisted_test(st)
                 if hoisted is not None:
@@ -261,6 +278,30 @@ class _Fold(ast.NodeTransformer):
             return node
         return ast.copy_location(ast.Constant(value=value), node)
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("startswith", "endswith")
+            and isinstance(func.value, ast.Name)
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.args[0], ast.Tuple)
+            and len(node.args[0].elts) > 1
+            and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.args[0].elts
+            )
+        ):
+            # s.startswith(("a", "b")) is s.startswith("a") or s.startswith("b") for a str s.
+            name = func.value.id
+            self.owner.done.append(Rewrite("affix-tuple", f"{name}.{func.attr}(…)", name))
+            calls: list[ast.expr] = [
+                ast.Call(func=func, args=[e], keywords=[]) for e in node.args[0].elts
+            ]
+            return ast.copy_location(ast.BoolOp(op=ast.Or(), values=calls), node)
+        return node
+
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         node = self.generic_visit(node)  # type: ignore[assignment]
         if _is_bool(node.test):
@@ -308,6 +349,24 @@ def _merged_if(st: ast.If) -> ast.If | None:
     parts = [*_and_parts(st.test), *_and_parts(inner.test)]
     test = ast.BoolOp(op=ast.And(), values=parts)
     return ast.If(test=test, body=inner.body, orelse=[])
+
+
+def _joined_elif(st: ast.If) -> ast.If | None:
+    """``if a: X`` / ``elif b: X`` (the same body) as ``if a or b: X``, the rest of the chain
+    kept: ``or`` tests ``b`` only when ``a`` is false, as the ``elif`` did."""
+    if len(st.orelse) != 1 or not isinstance(st.orelse[0], ast.If):
+        return None
+    inner = st.orelse[0]
+    if not same_tree(st.body, inner.body):
+        return None
+    parts = [*_or_parts(st.test), *_or_parts(inner.test)]
+    return ast.If(test=ast.BoolOp(op=ast.Or(), values=parts), body=st.body, orelse=inner.orelse)
+
+
+def _or_parts(test: ast.expr) -> list[ast.expr]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return list(test.values)
+    return [test]
 
 
 def _and_parts(test: ast.expr) -> list[ast.expr]:

@@ -414,10 +414,15 @@ def _renamed_and_changed(
     done_new = {id(m.new) for m in pairs}
     old_names = {d.name for d in change.removed}
     new_names = {a.name for a in change.added}
+    # A name still used as code after the change lives on (a base class took it over): the
+    # definition that left is no rename.
     olds = [
         d
         for d in removed
-        if id(d) not in done_old and d.kind != "constant" and d.name not in new_names
+        if id(d) not in done_old
+        and d.kind != "constant"
+        and d.name not in new_names
+        and not _still_used(sources, d.name)
     ]
     news = [
         a
@@ -442,6 +447,18 @@ def _renamed_and_changed(
             found.append((d, cands[0]))
     once = [(d, a) for d, a in found if sum(1 for _, x in found if x is a) == 1]
     return [Move(d, a, "symbol.renamed", _equality(d, a)) for d, a in once]
+
+
+def _still_used(sources: SourceFiles, name: str) -> bool:
+    """Whether ``name`` is code (a name, attribute, import or definition) in the after side of
+    a changed Python file."""
+    return any(
+        sources.memo(
+            f.path, "head", f"code-lines:{name}", partial(_code_lines, sources, f.path, name)
+        )
+        for f in sources.python_files()
+        if f.after is not None
+    )
 
 
 def _alike(d: Definition, a: Definition) -> bool:
@@ -1065,8 +1082,9 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _reordered(sources: SourceFiles) -> Iterator[Finding]:
-    """``symbol.moved`` for a function or class the diff shows removed and re-added, unchanged,
-    in the same file and scope, when no code that runs at import time sees another order."""
+    """``behavior.unchanged`` for a function or class the diff shows removed and re-added,
+    unchanged, in the same file and scope (reordered: no move to another file or class), when no
+    code that runs at import time sees another order."""
     for f in sources.python_files():
         if f.before is None or f.after is None:
             continue
@@ -1087,7 +1105,7 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
             rows_a = rows_a or text_rows(f.after)
             if not _whole(rows_b, b, gone) or not _whole(rows_a, a, came):
                 continue
-            if not same_tree(b.node, a.node):
+            if not same_tree(b.node, a.node) or not _order_changed(sources, f, b, a):
                 continue
             if any(q.startswith(p + ".") for p in done) or not _order_safe(sources, f, b, a):
                 continue
@@ -1096,26 +1114,34 @@ def _reordered(sources: SourceFiles) -> Iterator[Finding]:
                 f.before_path, "-", lines_with_blanks(f.before, b.start, b.end, cl.removed)
             )
             ex += explains(f.path, "+", lines_with_blanks(f.after, a.start, a.end, cl.added))
-            equality = "byte-identical" if b.text == a.text else "modulo-renames"
             details = {
-                "old_path": f.before_path,
-                "new_path": f.path,
-                "old_qualname": q,
-                "new_qualname": q,
+                "before_path": f.before_path,
                 "before_line": b.start,
+                "before_end": b.end,
                 "after_line": a.start,
-                "definition_kind": a.kind,
-                "equality": equality,
-                "reordered": True,
+                "after_end": a.end,
                 "residual": [],
-                "stale_references": [],
-                "call_sites_updated": True,
-                "behavior_change": False,
+                "reordered": True,
+                "definition_kind": a.kind,
+                "equal_modulo": "" if b.text == a.text else "formatting, comments",
             }
-            where = f"{f.path}:{q} moved within the file (line {b.start} -> {a.start})"
+            where = f"{q} moved within the file (line {b.start} -> {a.start}), unchanged"
             yield Finding(
-                "symbol.moved", f.path, a.start, q, where, details, tuple(sorted(set(ex)))
+                "behavior.unchanged", f.path, a.start, q, where, details, tuple(sorted(set(ex)))
             )
+
+
+def _order_changed(sources: SourceFiles, f: FileChange, b: Definition, a: Definition) -> bool:
+    """Whether other definitions of its scope (on both sides) now come before it that did not
+    (or the reverse): rewritten in place is no reordering."""
+    row_b = _scopes(sources, f.before_path, "before").get(b.parent, [])
+    row_a = _scopes(sources, f.path, "after").get(a.parent, [])
+    common = {x.qualname for x in row_b} & {x.qualname for x in row_a}
+
+    def ahead(row: list[Definition], d: Definition) -> set[str]:
+        return {x.qualname for x in row if x.start < d.start and x.qualname in common}
+
+    return ahead(row_b, b) != ahead(row_a, a)
 
 
 def _whole(rows: list[str], d: Definition, changed: set[int]) -> bool:

@@ -314,6 +314,13 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
+    # A merge of branches the branch analyzer could not prove is proven when the whole
+    # function compares equal to its old version (a rewrite it does not know, e.g. a tuple
+    # given to startswith): say so, not "not proven".
+    same = {b["symbol"] for b in facts["behavior_unchanged"]}
+    for c in facts["code"]:
+        if c["kind"] == "code.branches-collapsed" and not c["proven"] and c["symbol"] in same:
+            c["proven"], c["method"] = True, "behaviour"
     facts["guards_preserved"] = _counted(facts["guards_preserved"])
     facts["retained"] = mark_touching(facts["retained"], fds)
     facts["unused"].sort(key=lambda u: u["line"] or 0)
