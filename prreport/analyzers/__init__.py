@@ -226,7 +226,6 @@ _PER_SIDE = frozenset(
         "optional-flags",
         "if-tests",
         "module-imports",
-        "text-lines",
     }
 )
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:

@@ -13,7 +13,7 @@ from functools import partial
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import dump, same_tree
 from prreport.analyzers._equiv import _absolute
-from prreport.analyzers._pyscope import all_statements
+from prreport.analyzers._pyscope import all_statements, source_lines
 from prreport.analyzers._pyversion import (
     PACKAGING,
     declared_min_python,
@@ -24,7 +24,6 @@ from prreport.analyzers.behavior import functions
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.findings import ContextRequest, Finding
-from prreport.textlines import split_lines
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -300,9 +299,7 @@ def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None
 
 def _lines(sources: SourceFiles, path: str, side: str) -> list[str]:
     """Source lines of a file side, as its syntax tree numbers them."""
-    text = sources.text(path, side) or ""
-    lines: list[str] = sources.memo(path, side, "text-lines", lambda: split_lines(text))
-    return lines
+    return source_lines(sources.text(path, side) or "")
 
 
 def _span(node: ast.stmt) -> tuple[int, int]:
