@@ -330,3 +330,41 @@ def test_a_prefix_dropped_from_the_tuple_is_a_change(tmp_path: Path):
     assert old in after
     a = _collector_run(tmp_path, before, after.replace(old, ""))
     assert _finding(a, "behavior.changed", "_ensure_api_header") is not None
+
+
+_HASHES = "    hashes = {}\n    hm = _HASH_RE.search(url)\n"
+
+
+@pytest.mark.parametrize(
+    ("edit", "same"),
+    [
+        # The new dict is made just before the test that fills it: nothing between sees it.
+        ("    hm = _HASH_RE.search(url)\n    hashes = {}\n", True),
+        # Made before the URL is computed: the call between cannot see or change it either.
+        (None, True),
+        # The search now runs before the URL it reads is computed: another program.
+        ("    hashes = {}\n", False),
+    ],
+)
+def test_an_assignment_written_where_it_is_first_needed(
+    tmp_path: Path, edit: str | None, same: bool
+):
+    before, _ = _texts("pip-a287a0bf", COLLECTOR)
+    assert before.count(_HASHES) == 1
+    url_line = "    url = _clean_link(urllib.parse.urljoin(base_url, href))\n"
+    if edit is None:
+        after = before.replace(_HASHES, "    hm = _HASH_RE.search(url)\n")
+        after = after.replace(url_line, "    hashes = {}\n" + url_line)
+    elif same:
+        after = before.replace(_HASHES, edit)
+    else:
+        after = before.replace(_HASHES, edit).replace(
+            url_line, "    hm = _HASH_RE.search(url)\n" + url_line
+        )
+    assert after != before
+    a = _collector_run(tmp_path, before, after)
+    kind = "behavior.unchanged" if same else "behavior.changed"
+    found = [f for f in a.findings if f.kind == kind and f.symbol == "_create_link_from_element"]
+    assert found, [(f.kind, f.symbol) for f in a.findings]
+    if same:
+        assert [r["kind"] for r in found[0].details["rewrites"]] == ["moved-assignment"]

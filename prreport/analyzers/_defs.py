@@ -11,7 +11,8 @@ import ast
 import difflib
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
@@ -272,8 +273,16 @@ class Change:
     removed: tuple[Definition, ...]  # before-side definitions (path = before path)
     added: tuple[Definition, ...]  # after-side definitions (path = after path)
     file_of: dict[str, FileChange]  # before or after path -> file change
-    # The file sides the definitions come from (memoised analyses of this change live there).
-    sources: SourceFiles | None = field(default=None, compare=False, repr=False)
+    # The file sides the definitions come from (memoised analyses of this change live there),
+    # held weakly: the Change is memoised in them, and a cycle would keep every syntax tree
+    # alive until a collector pass after the analysis (pipeline.few_collections).
+    source_ref: Callable[[], SourceFiles | None] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    @property
+    def sources(self) -> SourceFiles | None:
+        return self.source_ref() if self.source_ref is not None else None
 
 
 def definition_changes(sources: SourceFiles) -> Change:
@@ -295,7 +304,10 @@ def definition_changes(sources: SourceFiles) -> Change:
             added.extend(d for q, d in after.items() if q not in before or before[q].kind != d.kind)
         key = lambda d: (d.path, d.start, d.qualname)  # noqa: E731
         return Change(
-            tuple(sorted(removed, key=key)), tuple(sorted(added, key=key)), file_of, sources
+            tuple(sorted(removed, key=key)),
+            tuple(sorted(added, key=key)),
+            file_of,
+            weakref.ref(sources),
         )
 
     return sources.memo("", "", "definition-changes", build)

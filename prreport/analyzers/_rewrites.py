@@ -10,6 +10,9 @@ proven for every input, or states the one assumption it makes:
 - ``inlined-local``: ``n = <value>`` whose only use is one later statement of the same block
   is the value written at that use, when the value cannot change or act between the two
   (constants, imported objects, tuples, comparisons and boolean operations of those).
+- ``moved-assignment``: ``n = <value>`` written earlier or later in the same block, when
+  nothing between mentions ``n`` and the value cannot change or act (constants, imported
+  objects, new empty containers).
 - ``merged-if``: ``if a:`` whose whole body is ``if b: X`` (neither with ``else``) is
   ``if a and b: X`` (``and`` evaluates ``b`` only when ``a`` holds, as the nested test did).
 - ``renamed-local``: a function's own local variable renamed everywhere it is used (its
@@ -101,7 +104,12 @@ def see_through(
             if r.kind in ("merged-if", "merged-elif")
         )
     ]
-    return sorted([*dict.fromkeys(only), *renamed], key=lambda r: (r.kind, r.text))
+    # A moved assignment is told once, without the distances the two sides moved it.
+    told = {
+        (r.kind, r.text): Rewrite(r.kind, r.text) if r.kind == "moved-assignment" else r
+        for r in [*only, *renamed]
+    }
+    return sorted(told.values(), key=lambda r: (r.kind, r.text))
 
 
 def _alpha(fn: ast.AST) -> list[str] | None:
@@ -219,6 +227,7 @@ class _Normalise:
                     st = new
             out.append(st)
         if fn is not None:
+            out = self._sink_assignments(out, fn)
             out = self._inline_locals(out, fn)
         return out
 
@@ -237,6 +246,31 @@ class _Normalise:
             Rewrite("fixed-condition", ast.unparse(test), f"{str(value).lower()} {low}")
         )
         return value
+
+    def _sink_assignments(
+        self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[ast.stmt]:
+        """Move each ``n = <value>`` that nothing can change or observe in between (a constant,
+        an imported object, a new empty list/dict/set or a tuple of those) down to just before
+        the first statement of the block that mentions ``n``: where it is written is layout."""
+        stores, _, opaque = _name_uses(fn)
+        if opaque:
+            return block
+        out = list(block)
+        i = len(out) - 1
+        while i >= 0:
+            st = out[i]
+            name = _single_name_assign(st)
+            if name is not None and _fresh(st.value, stores):  # type: ignore[attr-defined]
+                k = i + 1
+                while k < len(out) and not _mentions(out[k], name):
+                    k += 1
+                if k < len(out) and k > i + 1:
+                    out.insert(k - 1, out.pop(i))
+                    # How far it moved: each side moves it to the same place, from its own.
+                    self.done.append(Rewrite("moved-assignment", name, str(k - 1 - i)))
+            i -= 1
+        return out
 
     def _inline_locals(
         self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
@@ -446,6 +480,26 @@ def _steady(value: ast.expr, stores: Counter[str]) -> bool:
         return _steady(value.value, stores) and _steady(value.slice, stores)
     if isinstance(value, ast.Slice):
         return all(v is None or _steady(v, stores) for v in (value.lower, value.upper, value.step))
+    return False
+
+
+def _fresh(value: ast.expr, stores: Counter[str]) -> bool:
+    """A steady value or a new empty list, dict or set (or a tuple of those)."""
+    if isinstance(value, ast.List | ast.Set | ast.Dict):
+        return not (value.keys if isinstance(value, ast.Dict) else value.elts)  # type: ignore[union-attr]
+    if isinstance(value, ast.Tuple):
+        return all(_fresh(e, stores) for e in value.elts)
+    return _steady(value, stores)
+
+
+def _mentions(st: ast.stmt, name: str) -> bool:
+    """Whether ``st`` reads, writes or deletes ``name``, or may reach it by other means (a nested
+    def or lambda could close over it; ``return``/``yield``/``raise`` end the block's run)."""
+    for n in ast.walk(st):
+        if isinstance(n, ast.Name) and n.id == name:
+            return True
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            return True
     return False
 
 
