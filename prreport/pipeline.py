@@ -149,8 +149,11 @@ def _analyse(bundle: PullRequestBundle, config: Config, debug: bool) -> Analysis
     sources = (
         gathered if gathered is not None and gathered.bundle is bundle else SourceFiles(bundle)
     )
-    _req, plan_diags = collect_requests(analyzers, bundle, sources)
-    findings, diags = run_analyzers(analyzers, bundle, debug=debug, sources=sources)
+    try:
+        _req, plan_diags = collect_requests(analyzers, bundle, sources)
+        findings, diags = run_analyzers(analyzers, bundle, debug=debug, sources=sources)
+    finally:
+        sources.release()  # the trees go now, by reference counting, not at a collector pass
     diags = plan_diags + diags
     model = build_model(bundle, findings, diags, config)
     return Analysis(bundle, findings, diags, model)

@@ -190,6 +190,15 @@ class SourceFiles:
             if what in _PER_SIDE and (path, side) in kept:
                 self._memo.setdefault((path, side, what), value)
 
+    def release(self) -> None:
+        """Forget every tree and derived value once the analysis is over: a memoised value may
+        point back at these sources (a reference cycle through every tree, which only a
+        collector pass would free)."""
+        self._memo.clear()
+        self._ast.clear()
+        self._changed.clear()
+        self._python = None
+
     def memo(self, path: str, side: str, what: str, build: Callable[[], Any]) -> Any:
         """Cache a derived value (e.g. a libcst tree or a scope index) per file side."""
         key = (path, side, what)
@@ -216,6 +225,7 @@ _PER_SIDE = frozenset(
         "scopes",
         "optional-flags",
         "if-tests",
+        "module-imports",
     }
 )
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:

@@ -360,12 +360,13 @@ def hoist(text: str, line: int, parsed: HoistSource | None = None) -> str | None
 
 def hoist_diff(path: str, text: str, line: int, parsed: HoistSource | None = None) -> str:
     """A unified diff (``a/path`` → ``b/path``) hoisting the import at ``line``; "" if not possible."""
+    parsed = parsed if parsed is not None else parse_for_hoist(text)
     new = hoist(text, line, parsed)
-    if new is None or new == text:
+    if parsed is None or new is None or new == text:
         return ""
     return "".join(
         difflib.unified_diff(
-            split_lines(text, keepends=True),
+            parsed.source_lines,
             split_lines(new, keepends=True),
             f"a/{path}",
             f"b/{path}",

@@ -170,6 +170,18 @@ class _Source:
         return normalise(raw)
 
 
+@functools.lru_cache(maxsize=64)
+def _source(text: str) -> _Source:
+    """One split per text for the index, the call-site walk and ``source_lines`` (a few
+    analyzers each asked for the lines of the same file sides; a PR's sides all fit)."""
+    return _Source(text)
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of ``text`` as its syntax tree numbers them (shared: callers only read them)."""
+    return _source(text).lines
+
+
 def normalise(text: str) -> str:
     """Collapse whitespace and line breaks of a source fragment into one line."""
     out = " ".join(text.split())
@@ -434,7 +446,7 @@ class _Indexer(_Walker):
 
 def index(tree: ast.Module, text: str) -> ScopeIndex:
     """Every import binding and loop of a parsed file."""
-    src = _Source(text)
+    src = _source(text)
     ix = _Indexer(src)
     ix.walk(tree)
     loops = tuple(
@@ -597,7 +609,7 @@ def call_sites(
     nested in them (``<module>`` means everywhere), plus the headers of enclosing definitions.
     """
     finder = _CallFinder(
-        _Source(text), frozenset(names), None if within is None else frozenset(within)
+        _source(text), frozenset(names), None if within is None else frozenset(within)
     )
     finder.walk(tree)
     return sorted(finder.sites, key=lambda c: (c.line, c.col))

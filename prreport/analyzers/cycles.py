@@ -6,6 +6,7 @@ import ast
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._modimports import (
@@ -214,7 +215,9 @@ def explore(
         edges: list[str] = []
         first_party: set[str] = set()
         external: set[str] = set()
-        for b in module_level_imports(tree):
+        # every walk of the bundle reads the same modules: their imports are listed once
+        imports = sources.memo(path, "head", "module-imports", partial(module_level_imports, tree))
+        for b in imports:
             dest = index.target(b, module, path)
             absolute = index.absolute(b, module, path) or b.module
             if dest is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import importlib
 import sys
 from collections.abc import Iterable, Sequence
@@ -12,7 +13,7 @@ from functools import partial
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import dump, same_tree
 from prreport.analyzers._equiv import _absolute
-from prreport.analyzers._pyscope import all_statements
+from prreport.analyzers._pyscope import all_statements, source_lines
 from prreport.analyzers._pyversion import (
     PACKAGING,
     declared_min_python,
@@ -27,6 +28,22 @@ from prreport.findings import ContextRequest, Finding
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody")
+# Compound statements whose every field the aligner compares (header, blocks, handlers): for
+# them a whole-tree comparison first would only repeat it (``match`` cases it does not walk).
+_WALKED = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+    }
+)
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
 # Standard-library modules never imported to look an attribute up (importing them acts).
 _NO_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
@@ -57,12 +74,25 @@ def _header_equal(a: ast.stmt, b: ast.stmt) -> bool:
 
 
 class _Aligner:
-    """Aligns a before statement list with an after one, allowing only removed guards."""
+    """Aligns a before statement list with an after one, allowing only removed guards.
 
-    def __init__(self, module_level: bool) -> None:
+    ``lines``: the before and after source lines; a statement spelled on the same lines, from
+    the same columns, is the same statement without comparing trees (most of a file is).
+    """
+
+    def __init__(self, module_level: bool, lines: tuple[list[str], list[str]]) -> None:
         # At module level functions are compared one by one elsewhere: a def matches by name.
         self.module_level = module_level
+        self.lines = lines
         self.drops: list[_Drop] = []
+
+    def _same_text(self, b: ast.stmt, a: ast.stmt) -> bool:
+        (b0, b1), (a0, a1) = _span(b), _span(a)
+        return (
+            b1 - b0 == a1 - a0
+            and (b.col_offset, b.end_col_offset) == (a.col_offset, a.end_col_offset)
+            and self.lines[0][b0 - 1 : b1] == self.lines[1][a0 - 1 : a1]
+        )
 
     def block(self, before: Sequence[ast.stmt], after: Sequence[ast.stmt]) -> bool:
         b, a = _stmts(before), _stmts(after)
@@ -81,8 +111,10 @@ class _Aligner:
     def stmt(self, b: ast.stmt, a: ast.stmt) -> bool:
         if self.module_level and isinstance(b, _DEFS) and isinstance(a, _DEFS):
             return b.name == a.name
-        if same_tree(b, a, _IMPORTS):
+        if self._same_text(b, a):
             return True
+        if type(b) not in _WALKED and same_tree(b, a, _IMPORTS):
+            return True  # (the statements below compare a compound statement field by field)
         if not _header_equal(b, a):
             return False
         mark = len(self.drops)
@@ -265,6 +297,11 @@ def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None
     return lines
 
 
+def _lines(sources: SourceFiles, path: str, side: str) -> list[str]:
+    """Source lines of a file side, as its syntax tree numbers them."""
+    return source_lines(sources.text(path, side) or "")
+
+
 def _span(node: ast.stmt) -> tuple[int, int]:
     start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
     return start, node.end_lineno or node.lineno
@@ -325,25 +362,28 @@ class GuardDropAnalyzer(Analyzer):
             return []
         old = sources.memo(f.before_path, "before", "functions", lambda: functions(before))
         new = sources.memo(f.path, "after", "functions", lambda: functions(after))
+        texts = (_lines(sources, f.before_path, "before"), _lines(sources, f.path, "after"))
         out: list[Finding] = []
         pairs: list[tuple[str, ast.AST, ast.AST, tuple[int, int], tuple[int, int]]] = []
+        lines = sorted(removed)
         for key in sorted(old.functions.keys() & new.functions.keys()):
             a, b = old.functions[key], new.functions[key]
-            if not any(a.start <= n <= a.end for n in removed):
-                continue
+            at = bisect.bisect_left(lines, a.start)
+            if at == len(lines) or lines[at] > a.end:
+                continue  # no removed line inside the function
             fa, fb = a.node, b.node
             if not _header_equal(fa, fb) or same_tree(fa.args, fb.args) is False:
                 continue
             pairs.append((b.qualname, fa, fb, (a.start, a.end), (b.start, b.end)))
         for qual, fa, fb, span_b, span_a in pairs:
-            aligner = _Aligner(module_level=False)
+            aligner = _Aligner(module_level=False, lines=texts)
             if aligner.block(fa.body, fb.body) and aligner.drops:  # type: ignore[attr-defined]
                 found = self._findings(f, qual, aligner.drops, truth, before, fb, removed, added)
                 if all(fd.details["proven"] for fd in found):
                     # The dropped guards are the function's only change: they explain it whole.
                     found = [_with_span(fd, span_b, span_a, removed, added, f) for fd in found]
                 out += found
-        aligner = _Aligner(module_level=True)
+        aligner = _Aligner(module_level=True, lines=texts)
         if aligner.block(before.body, after.body) and aligner.drops:
             out += self._findings(
                 f, "<module>", aligner.drops, truth, before, after, removed, added

@@ -318,8 +318,9 @@ def stated_reasons(
 
 
 def _followup(path: str, text: str, line: int, parsed: list[Any], tree: ast.Module | None) -> str:
-    """The codemod diff hoisting the import at ``line``; ``parsed`` keeps the file's one libcst
-    parse. libcst is imported and run only here: for a follow-up the report shows."""
+    """The codemod diff hoisting the import at ``line``; ``parsed`` keeps the file prepared once
+    for all its codemods. The codemod module (and libcst, for the shapes not edited on the text) is imported
+    only here: for a follow-up the report shows."""
     from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
 
     if not parsed:
@@ -390,7 +391,7 @@ class LazyImportsAnalyzer(Analyzer):
         """Emit ``lazy-import.retained`` per function-local import in scanned files."""
         body = bundle.pr.body or ""
         findings = []
-        budget = self.config.max_followups  # each codemod re-prints a whole file: keep it bounded
+        budget = self.config.max_followups  # each codemod diffs a whole file: keep it bounded
         cx = self._context(bundle, sources)
         retained = self._retained(bundle, sources)
         lazies = [(b, _walk(b, p, cx)[0] or b.module) for p, _c, kept in retained for b in kept]
@@ -399,7 +400,7 @@ class LazyImportsAnalyzer(Analyzer):
             side = "after" if is_changed else "head"
             text = sources.text(path, side) or ""
             diffs: dict[int, str] = {}
-            wrapper: list[Any] = []  # the libcst parse of ``text``, made on first use only
+            wrapper: list[Any] = []  # ``text`` prepared for codemods, on first use only
             for b in kept:
                 reason, guard, evidence, extra = reason_for(b, path, cx)
                 target = (
