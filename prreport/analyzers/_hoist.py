@@ -13,63 +13,26 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from prreport.analyzers._importblock import (
+    COMPOUND,
+    ModuleText,
+    isort_key,
+    section,
+    span,
+)
 from prreport.analyzers._pyscope import SIMPLE_STATEMENTS, child_blocks
 from prreport.textlines import split_lines
 
 if TYPE_CHECKING:
     from prreport.analyzers._hoist_cst import CstParts
 
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
-_COMPOUND: frozenset[type[ast.stmt]] = frozenset(
-    {
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.If,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.With,
-        ast.AsyncWith,
-        ast.Try,
-        ast.Match,
-        *([getattr(ast, "TryStar")] if sys.version_info >= (3, 11) else []),  # noqa: B009
-    }
-)
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_FIRST_BREAK = re.compile(r"\r\n|\r|\n")
 _BREAK_AT_END = re.compile(r"(\r\n|\r|\n)\Z")
 # ``from <dots><module> import`` and ``import <module>``, spelled without inner spaces.
 _FROM = re.compile(r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]")
 _SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
-
-
-def isort_key(name: str) -> tuple[int, str]:
-    """isort's ``order_by_type``: CONSTANTS, then Classes, then functions."""
-    if name.isupper() and len(name) > 1:
-        return (0, name.lower())
-    if name[:1].isupper():
-        return (1, name.lower())
-    return (2, name.lower())
-
-
-def section(module: str) -> int:
-    """isort section of an imported module: 0 future, 1 standard library, 2 third/first party,
-    3 relative (``module`` with its leading dots)."""
-    if module.startswith("."):
-        return 3
-    top = module.split(".")[0]
-    return 0 if top == "__future__" else 1 if top in _STDLIB else 2
-
-
-def _span(st: ast.stmt) -> tuple[int, int]:
-    """First line (decorators included) and last line of a statement."""
-    decorators = getattr(st, "decorator_list", None) or []
-    return min([st.lineno, *(d.lineno for d in decorators)]), st.end_lineno or st.lineno
 
 
 def _holder(body: list[ast.stmt], line: int) -> tuple[int, ast.stmt] | None:
@@ -77,8 +40,8 @@ def _holder(body: list[ast.stmt], line: int) -> tuple[int, ast.stmt] | None:
     at ``line`` edits: the outermost function around it, else that top-level statement); None
     when ``line`` is not inside a compound statement. Two imports have the same holder or
     holders that do not overlap, so no line is parsed twice."""
-    at = next((i for i, st in enumerate(body) if _span(st)[0] <= line <= _span(st)[1]), None)
-    if at is None or type(body[at]) not in _COMPOUND:
+    at = next((i for i, st in enumerate(body) if span(st)[0] <= line <= span(st)[1]), None)
+    if at is None or type(body[at]) not in COMPOUND:
         return None
     node = body[at]
     while not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -87,7 +50,7 @@ def _holder(body: list[ast.stmt], line: int) -> tuple[int, ast.stmt] | None:
                 st
                 for block in child_blocks(node)
                 for st in block
-                if type(st) in _COMPOUND and _span(st)[0] <= line <= _span(st)[1]
+                if type(st) in COMPOUND and span(st)[0] <= line <= span(st)[1]
             ),
             None,
         )
@@ -103,7 +66,7 @@ def _find(node: ast.stmt, line: int) -> tuple[list[ast.stmt], int] | None:
         for k, st in enumerate(block):
             if st.lineno == line and isinstance(st, (ast.Import, ast.ImportFrom)):
                 return block, k
-            if type(st) in _COMPOUND and _span(st)[0] <= line <= _span(st)[1]:
+            if type(st) in COMPOUND and span(st)[0] <= line <= span(st)[1]:
                 return _find(st, line)
     return None
 
@@ -128,7 +91,7 @@ class _Edit:
     new: list[str]
 
 
-class HoistSource:
+class HoistSource(ModuleText):
     """A module prepared once for every hoist made in it: its text, lines and ``ast``.
 
     Plain shapes are edited on the lines; the others go to libcst (``_hoist_cst``), which
@@ -136,18 +99,7 @@ class HoistSource:
     """
 
     def __init__(self, text: str, tree: ast.Module) -> None:
-        self.text = text
-        self.tree = tree
-        self.source_lines = split_lines(text, keepends=True)
-        first = _FIRST_BREAK.search(text)
-        self.newline = first.group() if first else "\n"  # libcst's default: the first one
-        top = tree.body
-        self.top = next(
-            (i for i, st in enumerate(top) if isinstance(st, _DEFS)), len(top)
-        )  # statements of the import block
-        self.top_end = (
-            _span(top[self.top])[0] - 1 if self.top < len(top) else len(self.source_lines)
-        )
+        super().__init__(text, tree)
         self._cst: CstParts | None = None
 
     def hoist(self, line: int) -> str | None:

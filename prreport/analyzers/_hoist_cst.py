@@ -10,15 +10,19 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from prreport.analyzers._hoist import _COMPOUND, _FIRST_BREAK, _span, isort_key, section
-
-if TYPE_CHECKING:
-    from prreport.analyzers._hoist import HoistSource
+from prreport.analyzers._importblock import (
+    COMPOUND,
+    FIRST_BREAK,
+    ModuleText,
+    isort_key,
+    section,
+    span,
+)
 
 
 def _alias_name(a: cst.ImportAlias) -> str:
@@ -271,7 +275,7 @@ def _follow(
         if isinstance(node, cst.SimpleStatementLine):
             group = stmts[i : i + len(node.body)]
             i += len(node.body)
-            if len(group) != len(node.body) or any(type(a) in _COMPOUND for a in group):
+            if len(group) != len(node.body) or any(type(a) in COMPOUND for a in group):
                 return False
             found[id(node)] = (group[0].lineno, max(a.end_lineno or a.lineno for a in group))
             continue
@@ -370,7 +374,7 @@ class CstParts:
     cannot stand alone; a part libcst does not print back verbatim makes no codemod.
     """
 
-    def __init__(self, source: HoistSource) -> None:
+    def __init__(self, source: ModuleText) -> None:
         self.source = source
         self._parts: dict[tuple[int, int], _Part | None] = {}
 
@@ -391,7 +395,7 @@ class CstParts:
             if part is not None and part.module.code != wrap + text:
                 part = None  # libcst would rewrite some of it (e.g. ``except (A, B) :``)
             if part is not None and part.module.default_newline != newline:
-                if _FIRST_BREAK.search(text):
+                if FIRST_BREAK.search(text):
                     part = None  # another first line break: its default newline differs
                 else:
                     part.module = part.module.with_changes(default_newline=newline)
@@ -414,7 +418,7 @@ class CstParts:
     def _hoist_in_parts(self, holder: ast.stmt, line: int) -> str | None:
         """Hoist from the statement ``holder`` into the import block, each parsed alone; ""
         when no import line could be removed there, None when a part cannot be used."""
-        begin, end = _span(holder)
+        begin, end = span(holder)
         lines, top_end = self.source.source_lines, self.source.top_end
         piece, head = self.part(begin, end, statement=True), self.part(1, top_end)
         if piece is None or head is None:
