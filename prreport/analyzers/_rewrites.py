@@ -163,6 +163,8 @@ class _Normalise:
     def __init__(self, low: tuple[int, ...] | None) -> None:
         self.low = low
         self.done: list[Rewrite] = []
+        self._uses_key: tuple[int, int] | None = None
+        self._uses_value: tuple[Counter[str], Counter[str], bool] = (Counter(), Counter(), False)
 
     def run(self, tree: ast.AST) -> list[Rewrite]:
         for _ in range(8):  # each pass can enable another (a folded value becomes inlinable)
@@ -247,13 +249,20 @@ class _Normalise:
         )
         return value
 
+    def _uses(self, fn: ast.AST) -> tuple[Counter[str], Counter[str], bool]:
+        """``_name_uses(fn)``, counted again only after a rewrite changed the tree."""
+        key = (id(fn), len(self.done))
+        if self._uses_key != key:
+            self._uses_key, self._uses_value = key, _name_uses(fn)
+        return self._uses_value
+
     def _sink_assignments(
         self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> list[ast.stmt]:
         """Move each ``n = <value>`` that nothing can change or observe in between (a constant,
         an imported object, a new empty list/dict/set or a tuple of those) down to just before
         the first statement of the block that mentions ``n``: where it is written is layout."""
-        stores, _, opaque = _name_uses(fn)
+        stores, _, opaque = self._uses(fn)
         if opaque:
             return block
         out = list(block)
@@ -276,7 +285,7 @@ class _Normalise:
         self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> list[ast.stmt]:
         """Put each once-used local whose value cannot change at its use (in ``fn``'s own block)."""
-        stores, loads, opaque = _name_uses(fn)
+        stores, loads, opaque = self._uses(fn)
         if opaque:
             return block
         out = list(block)

@@ -272,7 +272,7 @@ class BehaviorAnalyzer(Analyzer):
                         tuple(sorted(doc_lines)),
                     )
                 )
-        module = _module_level(f, old, new, before, after, removed, added)
+        module = _module_level(f, sources, old, new, before, after, removed, added)
         if module is not None:
             out.append(module)
         return sorted(out, key=Finding.sort_key)
@@ -299,6 +299,7 @@ def _inside(spans: list[tuple[int, int]], n: int) -> bool:
 
 def _module_level(
     f: FileChange,
+    sources: SourceFiles,
     old: _Index,
     new: _Index,
     before: ast.Module,
@@ -327,10 +328,16 @@ def _module_level(
         a = canonical(
             _without_defs(before),
             module_bindings(before, f.before_path),
-            rebound=rebound_builtins(before),
+            rebound=sources.memo(
+                f.before_path, "before", "rebound-builtins", lambda: rebound_builtins(before)
+            ),
         )
         b = canonical(
-            _without_defs(after), module_bindings(after, f.path), rebound=rebound_builtins(after)
+            _without_defs(after),
+            module_bindings(after, f.path),
+            rebound=sources.memo(
+                f.path, "after", "rebound-builtins", lambda: rebound_builtins(after)
+            ),
         )
         if not same_tree(a, b, drop):
             return None

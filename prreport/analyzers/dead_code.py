@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import (
@@ -176,7 +177,7 @@ def _base_references(
         if path in changed or not line.isdigit():
             continue
         text = sources.text(path, "head")
-        rows = split_lines(text) if text else []
+        rows: list[str] = sources.memo(path, "head", "lines", partial(split_lines, text or ""))
         row = rows[int(line) - 1] if 0 < int(line) <= len(rows) else None
         if row is not None and (row.lstrip().startswith("#") or _definition_line(row, d.name)):
             continue
@@ -184,7 +185,7 @@ def _base_references(
     for f in bundle.files:
         if f.before is None or not f.before_path.endswith(".py"):
             continue
-        rows = split_lines(f.before)
+        rows = sources.memo(f.before_path, "before", "lines", partial(split_lines, f.before))
         for n in word_hits(f.before, d.name):
             if f.before_path == d.path and d.start <= n <= d.end:
                 continue

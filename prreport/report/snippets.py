@@ -45,11 +45,14 @@ def _block_end(lines: list[str], start: int) -> int:
 
 def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> int:
     """Line of ``def name`` just above ``line`` (within ``reach`` lines), else ``line``."""
-    pattern = re.compile(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(")
     for i in range(line - 2, max(line - 2 - reach, -1), -1):
-        if pattern.match(lines[i]):
+        m = _DEF_LINE.match(lines[i])
+        if m and m.group(1) == name:
             return i + 1
     return line
+
+
+_DEF_LINE = re.compile(r"^\s*(?:async\s+)?def\s+(\w+)\s*\(")
 
 
 _DEFINITION_SNIPPETS = (
