@@ -8,6 +8,7 @@ import copy
 import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import same_tree
@@ -184,8 +185,7 @@ class BehaviorAnalyzer(Analyzer):
             return []
         old = sources.memo(f.before_path, "before", "functions", lambda: functions(before))
         new = sources.memo(f.path, "after", "functions", lambda: functions(after))
-        old_lines = split_lines(f.before or "")
-        new_lines = split_lines(f.after or "")
+        old_lines, new_lines = _lines(sources, f)
         out = []
         common = old.functions.keys() & new.functions.keys()
         kids_old = _nested(old, common)
@@ -316,7 +316,7 @@ def _module_level(
     came = [n for n in added if not _inside(new_defs, n)]
     if not gone and not came:
         return None
-    old_text, new_text = split_lines(f.before or ""), split_lines(f.after or "")
+    old_text, new_text = _lines(sources, f)
     old_imp, new_imp = _merge(old.import_spans), _merge(new.import_spans)
     if not any(_formatting_line(old_imp, old_text, n) for n in gone) and not any(
         _formatting_line(new_imp, new_text, n) for n in came
@@ -467,3 +467,10 @@ def _count(index: _Index, d: _Def) -> int:
     lo = bisect.bisect_left(index.import_starts, d.start)
     hi = bisect.bisect_right(index.import_starts, d.end)
     return hi - lo
+
+
+def _lines(sources: SourceFiles, f: FileChange) -> tuple[list[str], list[str]]:
+    """The before and after lines of a changed file (split once per side, shared)."""
+    before = sources.memo(f.before_path, "before", "lines", partial(split_lines, f.before or ""))
+    after = sources.memo(f.path, "after", "lines", partial(split_lines, f.after or ""))
+    return before, after
