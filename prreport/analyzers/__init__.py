@@ -20,6 +20,7 @@ from prreport.bundle import FileChange, PullRequestBundle
 from prreport.config import AnalysisConfig
 from prreport.diffparse import ChangedLines, changed_lines
 from prreport.findings import ContextRequest, Diagnostic, Finding
+from prreport.pyparse import parse
 from prreport.textlines import has_lone_cr
 
 _REGISTRY: dict[str, type[Analyzer]] = {}
@@ -279,7 +280,7 @@ def parse_source(text: str, path: str) -> tuple[ast.Module | None, str, int | No
             None,
         )
     try:
-        tree = ast.parse(text, filename=path)
+        tree = parse(text, path)
     except (SyntaxError, ValueError) as exc:
         conflict = _CONFLICT.search(text)
         if conflict:

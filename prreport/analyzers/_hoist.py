@@ -24,6 +24,7 @@ from prreport.analyzers._importblock import (
     span,
 )
 from prreport.analyzers._pyscope import SIMPLE_STATEMENTS, child_blocks
+from prreport.pyparse import parse as parse_quietly
 from prreport.textlines import split_lines
 
 if TYPE_CHECKING:
@@ -298,7 +299,7 @@ def parse_for_hoist(text: str, tree: ast.Module | None = None) -> HoistSource | 
     parsed here when not given); None when it does not parse."""
     if tree is None:
         try:
-            tree = ast.parse(text)
+            tree = parse_quietly(text)
         except (SyntaxError, ValueError):
             return None
     return HoistSource(text, tree)

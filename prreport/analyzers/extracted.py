@@ -33,6 +33,7 @@ from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.pyparse import parse as parse_quietly
 from prreport.textlines import split_lines
 
 _ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
@@ -512,8 +513,8 @@ def _only_replaced(
         return textwrap.dedent("".join(text))
 
     try:
-        a = ast.parse(stub(before_lines, *window, (holder_before.start, holder_before.end)))
-        b = ast.parse(
+        a = parse_quietly(stub(before_lines, *window, (holder_before.start, holder_before.end)))
+        b = parse_quietly(
             stub(
                 after_lines,
                 stmt.lineno,

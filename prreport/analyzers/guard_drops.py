@@ -24,6 +24,7 @@ from prreport.analyzers.behavior import functions
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.findings import ContextRequest, Finding
+from prreport.pyparse import parse as parse_quietly
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -231,7 +232,7 @@ class _Truth:
         if target is None or text is None:
             return False
         try:
-            return self._truthy(original, ast.parse(text), target, depth + 1)
+            return self._truthy(original, parse_quietly(text), target, depth + 1)
         except (SyntaxError, ValueError):
             return False
 

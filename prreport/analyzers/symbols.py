@@ -36,6 +36,7 @@ from prreport.analyzers._expand import contained
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
+from prreport.pyparse import parse as parse_quietly
 
 _BUILTINS = frozenset(dir(builtins))
 _FAMILY = {
@@ -122,7 +123,7 @@ def _constant_equality(a: Definition, b: Definition) -> str:
 
 def _module_tree(d: Definition) -> ast.Module | None:
     try:
-        return ast.parse("".join(d.lines))
+        return parse_quietly("".join(d.lines))
     except SyntaxError:
         return None
 

@@ -9,6 +9,7 @@ from typing import Any
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.diffparse import changed_lines
 from prreport.findings import Finding
+from prreport.pyparse import parse as parse_quietly
 from prreport.report.verdict import proves_equivalence
 from prreport.textlines import split_lines
 
@@ -373,7 +374,7 @@ def _statements(lines: list[str], lo: int, hi: int) -> _Statements | None:
     shift = 1 if indent else 0
     source = ("if 1:\n" if shift else "") + "\n".join(region) + "\n"
     try:
-        tree = ast.parse(source)
+        tree = parse_quietly(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     atoms: list[tuple[int, int]] = []

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from prreport.bundle import PullRequestBundle
 from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
+from prreport.pyparse import parse as parse_quietly
 from prreport.textlines import split_lines
 
 # Refactor findings: a PR that has one is (also) a refactor. Incidental imports (``import.added``
@@ -277,7 +278,7 @@ def _reordered_imports(before: str, after: str) -> set[tuple[str, int]]:
 
     def statements(text: str) -> dict[tuple[object, ...], list[tuple[int, int]]]:
         try:
-            tree = ast.parse(text)
+            tree = parse_quietly(text)
         except (SyntaxError, ValueError):
             return {}
         out: dict[tuple[object, ...], list[tuple[int, int]]] = {}
