@@ -160,6 +160,30 @@ def moved_out_of(findings: list[Finding]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def _grouped_overrides(code: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Placeholder overrides of one class dropped alike (same body kind, one base class that
+    answers for all of them) told once, naming the methods (``members``)."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for c in code:
+        if c["kind"] == "code.override-removed" and c["base_provides"] and not c["behavior_change"]:
+            key = (
+                c["symbol"].rpartition(".")[0],
+                c["base"].rpartition(".")[0],
+                c["base_path"],
+                c["body_kind"],
+            )
+            groups.setdefault(key, []).append(c)
+    out: list[dict[str, Any]] = []
+    for c in code:
+        group = next((g for g in groups.values() if any(x is c for x in g)), None)
+        if group is None or len(group) < 2:
+            out.append(c)
+        elif group[0] is c:
+            members = [x["symbol"].rpartition(".")[2] for x in group]
+            out.append({**c, "members": members, "owner": c["symbol"].rpartition(".")[0]})
+    return out
+
+
 def _code_fact(fd: Finding) -> dict[str, Any]:
     """A ``code.*``/``symbol.*`` finding as the description needs it: what, where, and whether proven."""
     d = fd.details
@@ -207,6 +231,8 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "base_line": d.get("base_line"),
         "base_provides": d.get("base_provides"),
         "base_body_kind": d.get("base_body_kind", ""),
+        "members": [],  # set when several dropped overrides of one class are told together
+        "owner": "",
         # symbol.moved / symbol.renamed
         "old_qualname": d.get("old_qualname", ""),
         "old_path": d.get("old_path", ""),
@@ -321,6 +347,7 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
     for c in facts["code"]:
         if c["kind"] == "code.branches-collapsed" and not c["proven"] and c["symbol"] in same:
             c["proven"], c["method"] = True, "behaviour"
+    facts["code"] = _grouped_overrides(facts["code"])
     facts["guards_preserved"] = _counted(facts["guards_preserved"])
     facts["retained"] = mark_touching(facts["retained"], fds)
     facts["unused"].sort(key=lambda u: u["line"] or 0)
