@@ -8,25 +8,11 @@ import ast
 import re
 import sys
 
+from prreport.analyzers._pyscope import COMPOUND_STATEMENTS
 from prreport.textlines import split_lines
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
-COMPOUND: frozenset[type[ast.stmt]] = frozenset(
-    {
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.If,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.With,
-        ast.AsyncWith,
-        ast.Try,
-        ast.Match,
-        *([getattr(ast, "TryStar")] if sys.version_info >= (3, 11) else []),  # noqa: B009
-    }
-)
+COMPOUND = COMPOUND_STATEMENTS
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 FIRST_BREAK = re.compile(r"\r\n|\r|\n")
 

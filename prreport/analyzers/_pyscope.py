@@ -142,6 +142,23 @@ SIMPLE_STATEMENTS: frozenset[type[ast.stmt]] = frozenset(
         ast.Assert,
     }
 )
+# Statements that hold other statements (definitions included), every Python version's.
+COMPOUND_STATEMENTS: frozenset[type[ast.stmt]] = frozenset(
+    {
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        ast.Match,
+        *([getattr(ast, "TryStar")] if hasattr(ast, "TryStar") else []),  # noqa: B009
+    }
+)
 # try/except and (3.11+) try/except*: the same fields.
 _TRY: tuple[type[ast.stmt], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 

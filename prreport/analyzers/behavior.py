@@ -20,6 +20,7 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
+from prreport.analyzers._pyscope import COMPOUND_STATEMENTS
 from prreport.analyzers._pyversion import declared_min_python
 from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import FileChange, PullRequestBundle
@@ -29,10 +30,7 @@ from prreport.textlines import split_lines
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 # Statements that hold other statements; everything else is a leaf for the statement walk.
-_COMPOUND = frozenset(
-    {ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match}
-    | ({ast.TryStar} if hasattr(ast, "TryStar") else set())
-)
+_COMPOUND = COMPOUND_STATEMENTS - {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from functools import partial
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import dump, same_tree
 from prreport.analyzers._equiv import _absolute
-from prreport.analyzers._pyscope import all_statements, source_lines
+from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, all_statements, source_lines
 from prreport.analyzers._pyversion import (
     PACKAGING,
     declared_min_python,
@@ -31,20 +31,10 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody")
 # Compound statements whose every field the aligner compares (header, blocks, handlers): for
 # them a whole-tree comparison first would only repeat it (``match`` cases it does not walk).
-_WALKED = frozenset(
-    {
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.If,
-        ast.For,
-        ast.AsyncFor,
-        ast.While,
-        ast.With,
-        ast.AsyncWith,
-        ast.Try,
-    }
-)
+_WALKED = COMPOUND_STATEMENTS - {
+    ast.Match,
+    *(getattr(ast, n) for n in ("TryStar",) if hasattr(ast, n)),
+}
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
 # Standard-library modules never imported to look an attribute up (importing them acts).
 _NO_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
