@@ -36,7 +36,10 @@ def test_removed_import_fallback_makes_the_dependency_required(tmp_path: Path):
     assert fd.details["caught"] == ["ImportError"]
     assert fd.details["behavior_change"] is True
     assert a.model.summary.verdict == "behavior-change"
-    assert any(r["id"] == "guard-dropped" for r in a.model.risks)
+    # Its own risk, to review (the dependency must now be installed everywhere), not to block.
+    [risk] = [r for r in a.model.risks if r["id"] == "fallback-removed"]
+    assert risk["severity"] == "medium"
+    assert not any(r["id"] == "guard-dropped" for r in a.model.risks)
 
 
 def test_import_fallback_moved_or_reformatted_is_no_dropped_guard(tmp_path: Path):

@@ -55,12 +55,22 @@ def _import_cycle(x: RiskInput) -> Evidence:
 
 
 def _guard_dropped(x: RiskInput) -> Evidence:
-    # A guard whose condition could never fail (proven) puts nothing at risk.
+    # A guard whose condition could never fail (proven) puts nothing at risk; a removed import
+    # fallback is its own, smaller risk (below).
     return [
         _guard_evidence(fd)
         for fd in x.of("guard.dropped")
-        if fd.details.get("behavior_change") is not False
+        if fd.details.get("behavior_change") is not False and not _fallback(fd)
     ]
+
+
+def _fallback_removed(x: RiskInput) -> Evidence:
+    # ``try: import m / except ImportError: ...`` gone: m is now required wherever this runs.
+    return [_guard_evidence(fd) for fd in x.of("guard.dropped") if _fallback(fd)]
+
+
+def _fallback(fd: Finding) -> bool:
+    return fd.details.get("reason") == "dependency-now-required"
 
 
 def _unresolved_name(x: RiskInput) -> Evidence:
@@ -239,6 +249,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("refactor-not-equivalent", "high", _refactor_not_equivalent),
     ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
     ("unexplained-change", "medium", _unexplained_change),
+    ("fallback-removed", "medium", _fallback_removed),
     ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),
     ("import-in-loop", "medium", _import_in_loop),
