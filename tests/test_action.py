@@ -47,6 +47,10 @@ def test_next_steps_name_the_contract_the_hoist_relies_on_and_the_rest_of_the_ho
         {"module": "pkg.leaf", "forbidden": ["pkg"]},
     )
     lazy = Finding("lazy-import.retained", "pkg/a.py", 7, "decode", "kept", {"reason": "hoistable"})
+    hoisted = Finding("import.hoisted", "pkg/a.py", 1, "json", "hoisted", {"module": "json"})
+    elsewhere = Finding(
+        "lazy-import.retained", "pkg/c.py", 9, "yaml", "kept", {"reason": "hoistable"}
+    )
     named = Finding(
         "lazy-import.retained",
         "pkg/b.py",
@@ -56,7 +60,11 @@ def test_next_steps_name_the_contract_the_hoist_relies_on_and_the_rest_of_the_ho
         {"reason": "platform-guard", "named_in_description": True},
     )
     risks = [{"id": "no-tests", "severity": "low", "evidence": []}]
-    action = action_of(risks, [contract, lazy, named])
+    # a PR that hoists nothing is not asked to hoist more
+    assert "extend-hoist" not in [
+        s["what"] for s in action_of(risks, [contract, lazy, named])["next_steps"]
+    ]
+    action = action_of(risks, [contract, hoisted, lazy, named, elsewhere])
     assert action["level"] == "skim"
     assert [s["what"] for s in action["next_steps"]] == [
         "add-contract",
@@ -64,7 +72,7 @@ def test_next_steps_name_the_contract_the_hoist_relies_on_and_the_rest_of_the_ho
         "add-tests",
     ]
     assert action["next_steps"][0]["forbidden"] == ["pkg"]
-    assert action["next_steps"][1]["names"] == ["decode"]
+    assert action["next_steps"][1]["names"] == ["decode"]  # not yaml: that file hoists nothing
     assert [x["what"] for x in action["look_at"]] == ["kept-lazy"]
 
 

@@ -180,10 +180,15 @@ def next_steps_of(findings: list[Finding], risks: list[dict[str, Any]]) -> list[
                     "forbidden": fd.details.get("forbidden") or [],
                 }
             )
+    # Finishing the hoist is a next step only for a PR that hoists, in the files it hoists in:
+    # elsewhere a hoistable import is not this PR's business.
+    hoisting = {fd.path for fd in findings if fd.kind == "import.hoisted"}
     hoistable = [
         fd
         for fd in findings
-        if fd.kind == "lazy-import.retained" and fd.details.get("reason") == "hoistable"
+        if fd.kind == "lazy-import.retained"
+        and fd.details.get("reason") == "hoistable"
+        and fd.path in hoisting
     ]
     if hoistable:
         out.append(
