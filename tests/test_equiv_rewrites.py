@@ -370,3 +370,19 @@ def test_an_assignment_written_where_it_is_first_needed(
     assert found, [(f.kind, f.symbol) for f in a.findings]
     if same:
         assert [r["kind"] for r in found[0].details["rewrites"]] == ["moved-assignment"]
+
+
+@pytest.mark.parametrize(("spelled", "same"), [('"str"', True), ("str", False)])
+def test_a_cast_to_a_type_named_in_a_string_is_the_value(tmp_path: Path, spelled: str, same: bool):
+    # mypy --strict clean-ups add casts; cast("T", x) never evaluates T and returns x, while
+    # cast(T, x) evaluates T at run time (a name bound only for type checkers would raise).
+    before, _ = _texts("pip-a287a0bf", COLLECTOR)
+    old = "    content_type_l = content_type.lower()\n"
+    assert old in before and "\nimport " in before
+    after = before.replace(old, f"    content_type_l = cast({spelled}, content_type).lower()\n")
+    after = after.replace("\nimport ", "\nfrom typing import cast\nimport ", 1)
+    a = _collector_run(tmp_path, before, after)
+    kind = "behavior.unchanged" if same else "behavior.changed"
+    assert _finding(a, kind, "_ensure_api_header") is not None, [
+        (f.kind, f.symbol) for f in a.findings
+    ]
