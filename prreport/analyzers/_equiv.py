@@ -6,7 +6,7 @@ versions that differ only in
 - a docstring (the first string statement of a module, class or function body) or any other
   string statement (an attribute docstring: a string after an assignment),
 - annotations (parameters, return, ``x: T = v``; the type argument of ``cast``; string
-  annotations made real; ``typing.cast("T", x)`` is ``x``),
+  annotations made real; ``typing.cast(T, x)`` is ``x``),
 - the spelling of the same imported object (``from m import X`` / ``m.X`` / ``import m as n; n.X``,
   ``typing.overload`` / ``t.overload``)
 - pyupgrade-style spellings of the same thing: ``open(f, "r")`` / ``open(f)``,
@@ -200,10 +200,8 @@ class _Canon(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         parts = _dotted(node.func)
-        spelled_type = False
         if parts and parts[-1] == "cast" and len(node.args) == 2:
             # typing.cast(T, x) returns x whatever T is (a string or a real type).
-            spelled_type = isinstance(node.args[0], ast.Constant)
             node.args = [ast.Constant(value=None), node.args[1]]
         if self._builtin(node.func, "open"):
             _drop_default_mode(node)
@@ -220,13 +218,14 @@ class _Canon(ast.NodeTransformer):
             return self.visit(ast.copy_location(comp(elt=gen.elt, generators=gen.generators), node))
         visited = self.generic_visit(node)
         if (
-            spelled_type
-            and isinstance(visited, ast.Call)
+            isinstance(visited, ast.Call)
             and isinstance(visited.func, ast.Name)
             and visited.func.id in _CASTS
+            and len(visited.args) == 2
+            and not visited.keywords
         ):
-            # cast("T", x) is x: a type named in a string is never evaluated (a real type
-            # could be a name unbound at run time, so ``cast(T, x)`` stays a call).
+            # typing.cast(T, x) is x: a cast added or removed around a value changes nothing
+            # (the type is not looked at; as for annotations, its spelling does not count).
             return visited.args[1]
         return _as_fstring(visited) if isinstance(visited, ast.Call) else visited
 
