@@ -390,3 +390,29 @@ def test_a_cast_added_around_a_value_is_the_value(tmp_path: Path, value: str, sa
     assert _finding(a, kind, "_ensure_api_header") is not None, [
         (f.kind, f.symbol) for f in a.findings
     ]
+
+
+AUTH = "src/pip/_internal/network/auth.py"
+
+
+@pytest.mark.parametrize(
+    ("before_call", "after_call", "same"),
+    [
+        # a str literal (here an f-string) encodes to UTF-8 by default
+        ('f"{password}".encode("utf-8")', 'f"{password}".encode()', True),
+        # ``password`` could be any object with its own ``encode``: not provably the same
+        ('password.encode("utf-8")', "password.encode()", False),
+    ],
+)
+def test_the_default_encoding_of_a_str_literal_is_spelling(
+    tmp_path: Path, before_call: str, after_call: str, same: bool
+):
+    text, _ = _texts("pip-4f8a6137", AUTH)
+    old = 'password.encode("utf-8")'
+    assert text.count(old) == 1
+    before, after = text.replace(old, before_call), text.replace(old, after_call)
+    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", AUTH: before}
+    a = analyse_commit(tmp_path, base, {AUTH: after}, "pyupgrade (#12000)")
+    kind = "behavior.unchanged" if same else "behavior.changed"
+    symbol = "KeyRingCliProvider._set_password"
+    assert _finding(a, kind, symbol) is not None, [(f.kind, f.symbol) for f in a.findings]

@@ -10,6 +10,7 @@ versions that differ only in
 - the spelling of the same imported object (``from m import X`` / ``m.X`` / ``import m as n; n.X``,
   ``typing.overload`` / ``t.overload``)
 - pyupgrade-style spellings of the same thing: ``open(f, "r")`` / ``open(f)``,
+  ``"s".encode("utf-8")`` / ``"s".encode()`` (a str literal or f-string),
   ``class A(object):`` / ``class A:``, ``set(x for x in y)`` / ``{x for x in y}`` (and
   ``list``), ``"{} {!r}".format(a, b)`` / ``f"{a} {b!r}"`` (names,
   constants or attributes, each used once in order)
@@ -205,6 +206,7 @@ class _Canon(ast.NodeTransformer):
             node.args = [ast.Constant(value=None), node.args[1]]
         if self._builtin(node.func, "open"):
             _drop_default_mode(node)
+        _drop_default_encoding(node)
         comp = {"set": ast.SetComp, "list": ast.ListComp}.get(getattr(node.func, "id", ""))
         if (
             comp is not None
@@ -311,6 +313,28 @@ def _drop_default_mode(call: ast.Call) -> None:
     elif len(call.args) <= 1:
         call.keywords = [
             k for k in call.keywords if not (k.arg == "mode" and _is_str(k.value, ("r",)))
+        ]
+
+
+def _drop_default_encoding(call: ast.Call) -> None:
+    """``"text".encode("utf-8")`` / ``f"{x}".encode("utf8")`` as ``.encode()``: a str literal's
+    encode defaults to UTF-8 (only literals: another object's ``encode`` may not)."""
+    func = call.func
+    if not (
+        isinstance(func, ast.Attribute)
+        and func.attr == "encode"
+        and (
+            isinstance(func.value, ast.JoinedStr)
+            or (isinstance(func.value, ast.Constant) and isinstance(func.value.value, str))
+        )
+    ):
+        return
+    utf8 = ("utf-8", "utf8", "UTF-8", "UTF8", "utf_8")
+    if len(call.args) == 1 and not call.keywords and _is_str(call.args[0], utf8):
+        call.args = []
+    elif not call.args:
+        call.keywords = [
+            k for k in call.keywords if not (k.arg == "encoding" and _is_str(k.value, utf8))
         ]
 
 
