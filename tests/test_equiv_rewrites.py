@@ -416,3 +416,29 @@ def test_the_default_encoding_of_a_str_literal_is_spelling(
     kind = "behavior.unchanged" if same else "behavior.changed"
     symbol = "KeyRingCliProvider._set_password"
     assert _finding(a, kind, symbol) is not None, [(f.kind, f.symbol) for f in a.findings]
+
+
+WHEEL_PY = "src/pip/_internal/operations/install/wheel.py"
+_SUPER = "        return super(PipScriptMaker, self).make(specification, options)\n"
+
+
+@pytest.mark.parametrize(
+    ("decorated", "same"),
+    [
+        # pyupgrade's rewrite in a method of the (undecorated, module-level) class itself
+        (False, True),
+        # a class decorator may return another class (a slots dataclass): not provably the same
+        (True, False),
+    ],
+)
+def test_super_with_the_class_and_self_is_super(tmp_path: Path, decorated: bool, same: bool):
+    text, _ = _texts("pip-239accb1", WHEEL_PY)
+    assert text.count(_SUPER) == 1
+    if decorated:
+        text = text.replace("class PipScriptMaker(", "@_registered\nclass PipScriptMaker(")
+    after = text.replace(_SUPER, _SUPER.replace("super(PipScriptMaker, self)", "super()"))
+    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", WHEEL_PY: text}
+    a = analyse_commit(tmp_path, base, {WHEEL_PY: after}, "pyupgrade (#12001)")
+    kind = "behavior.unchanged" if same else "behavior.changed"
+    found = _finding(a, kind, "PipScriptMaker.make")
+    assert found is not None, [(f.kind, f.symbol) for f in a.findings]

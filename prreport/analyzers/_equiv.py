@@ -11,6 +11,7 @@ versions that differ only in
   ``typing.overload`` / ``t.overload``)
 - pyupgrade-style spellings of the same thing: ``open(f, "r")`` / ``open(f)``,
   ``"s".encode("utf-8")`` / ``"s".encode()`` (a str literal or f-string),
+  ``super(C, self)`` / ``super()`` in a method of an undecorated class ``C``,
   ``class A(object):`` / ``class A:``, ``set(x for x in y)`` / ``{x for x in y}`` (and
   ``list``), ``"{} {!r}".format(a, b)`` / ``f"{a} {b!r}"`` (names,
   constants or attributes, each used once in order)
@@ -135,10 +136,20 @@ def _is_docstring(st: ast.stmt) -> bool:
 
 
 class _Canon(ast.NodeTransformer):
-    def __init__(self, names: dict[str, str], shadowed: set[str], rebound: set[str]) -> None:
+    def __init__(
+        self,
+        names: dict[str, str],
+        shadowed: set[str],
+        rebound: set[str],
+        method_of: tuple[str, str] | None = None,
+    ) -> None:
         self.names = {k: v for k, v in names.items() if k not in shadowed}
         self.rebound = shadowed | rebound
         self._fields: set[int] = set()
+        # (class, first parameter) of the method being canonicalised, when ``super(C, p)``
+        # in its own body is ``super()``; the depth of functions entered (1: the method).
+        self.method_of = method_of
+        self._depth = 0
 
     # Docstrings (a body's first string, and attribute docstrings: a string statement after
     # an assignment) and annotations say nothing about what the code does.
@@ -181,10 +192,19 @@ class _Canon(ast.NodeTransformer):
         self._strip_doc(node)
         node.returns = None
         node.type_comment = None
-        return self.generic_visit(node)
+        return self._nested(node)
+
+    def _nested(self, node: ast.AST) -> ast.AST:
+        self._depth += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self._depth -= 1
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
+    # Their own frames: ``super()`` with no arguments does not work in them (Python < 3.12).
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _nested
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
         node.annotation = None
@@ -207,6 +227,15 @@ class _Canon(ast.NodeTransformer):
         if self._builtin(node.func, "open"):
             _drop_default_mode(node)
         _drop_default_encoding(node)
+        if (
+            self.method_of is not None
+            and self._depth == 1
+            and self._builtin(node.func, "super")
+            and not node.keywords
+            and [getattr(a, "id", None) for a in node.args] == list(self.method_of)
+            and all(isinstance(a, ast.Name) for a in node.args)
+        ):
+            node.args = []  # super(C, self) in a method of C is super()
         comp = {"set": ast.SetComp, "list": ast.ListComp}.get(getattr(node.func, "id", ""))
         if (
             comp is not None
@@ -268,17 +297,20 @@ def canonical(
     names: dict[str, str],
     shadowed: set[str] | None = None,
     rebound: set[str] | None = None,
+    method_of: tuple[str, str] | None = None,
 ) -> ast.AST:
     """A normalised deep copy of ``node`` (see the module docstring); ``node`` is not changed.
 
     ``shadowed``: names ``node`` binds itself (not the imported object of that name);
-    ``rebound``: builtins the file binds (see ``rebound_builtins``).
+    ``rebound``: builtins the file binds (see ``rebound_builtins``); ``method_of``: (class,
+    first parameter) when ``node`` is a method whose ``super(C, p)`` is ``super()``.
     """
-    return _Canon(names, shadowed or set(), rebound or set()).visit(copy_tree(node))
+    canon = _Canon(names, shadowed or set(), rebound or set(), method_of)
+    return canon.visit(copy_tree(node))
 
 
 _CASTS = frozenset({"@typing.cast", "@typing_extensions.cast"})
-_BUILTINS_SPELLED = ("open", "object", "set", "list")
+_BUILTINS_SPELLED = ("open", "object", "set", "list", "super")
 
 
 def rebound_builtins(tree: ast.Module) -> set[str]:

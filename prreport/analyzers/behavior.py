@@ -127,7 +127,47 @@ def _canonical_def(
     names = {**module, **bindings(own, path)}
     own_names = set(bindings(own, path))
     rebound = sources.memo(path, side, "rebound-builtins", lambda: rebound_builtins(tree))
-    return canonical(fn, names, locally_bound(fn) - own_names, rebound)
+    return canonical(fn, names, locally_bound(fn) - own_names, rebound, _method_of(fn, tree))
+
+
+def _method_of(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
+) -> tuple[str, str] | None:
+    """(class, first parameter) when ``fn`` is a method, not static, of an undecorated class
+    at module level whose name nothing else at module level binds: there ``super(C, p)`` is
+    ``super()`` (a class decorator may return another class, e.g. a slots dataclass)."""
+    params = [*fn.args.posonlyargs, *fn.args.args]
+    if not params or any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list
+    ):
+        return None
+    owner = next(
+        (st for st in tree.body if isinstance(st, ast.ClassDef) and any(x is fn for x in st.body)),
+        None,
+    )
+    if owner is None or owner.decorator_list:
+        return None
+    binders = [
+        st
+        for st in tree.body
+        if (
+            isinstance(st, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and st.name == owner.name
+        )
+        or (
+            isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign)
+            and any(
+                isinstance(n, ast.Name) and n.id == owner.name
+                for t in (st.targets if isinstance(st, ast.Assign) else [st.target])
+                for n in ast.walk(t)
+            )
+        )
+        or (
+            isinstance(st, ast.Import | ast.ImportFrom)
+            and any((a.asname or a.name.split(".")[0]) == owner.name for a in st.names)
+        )
+    ]
+    return (owner.name, params[0].arg) if binders == [owner] else None
 
 
 def _import_lines(index: _Index, start: int, end: int) -> set[int]:
