@@ -442,3 +442,30 @@ def test_super_with_the_class_and_self_is_super(tmp_path: Path, decorated: bool,
     kind = "behavior.unchanged" if same else "behavior.changed"
     found = _finding(a, kind, "PipScriptMaker.make")
     assert found is not None, [(f.kind, f.symbol) for f in a.findings]
+
+
+MARKERS = "src/packaging/markers.py"
+_FORMAT_INFO = '    version = "{0.major}.{0.minor}.{0.micro}".format(info)\n'
+
+
+@pytest.mark.parametrize(
+    ("after_line", "same"),
+    [
+        # packaging 2c885fe9's own rewrite: an argument read three times is a name
+        ('    version = f"{info.major}.{info.minor}.{info.micro}"\n', True),
+        # the fields in another order: another string
+        ('    version = f"{info.minor}.{info.major}.{info.micro}"\n', False),
+    ],
+)
+def test_format_fields_reading_attributes_of_a_name_are_an_fstring(
+    tmp_path: Path, after_line: str, same: bool
+):
+    before = (REAL / "packaging-markers-2c885fe9.before.py.txt").read_text(encoding="utf-8")
+    assert before.count(_FORMAT_INFO) == 1
+    base = {"src/packaging/__init__.py": "", MARKERS: before}
+    change = {MARKERS: before.replace(_FORMAT_INFO, after_line)}
+    a = analyse_commit(tmp_path, base, change, "Apply ruff/pyupgrade rules (UP) (#786)")
+    kind = "behavior.unchanged" if same else "behavior.changed"
+    assert _finding(a, kind, "format_full_version") is not None, [
+        (f.kind, f.symbol) for f in a.findings
+    ]
