@@ -103,9 +103,12 @@ def cmdoptions() -> tuple[str, str]:
     return _texts("pip-fc2d4a3b", CMDOPTIONS)
 
 
-def _pip_run(tmp_path: Path, before: str, after: str) -> Analysis:
-    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", CMDOPTIONS: before}
-    return analyse_commit(tmp_path, base, {CMDOPTIONS: after}, "Check the flag once (#13)")
+def _pip_run(
+    tmp_path: Path, before: str, after: str, path: str = CMDOPTIONS, message: str = "Tidy (#13)"
+) -> Analysis:
+    """A commit of pip's own module ``path`` (inside its real package layout)."""
+    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", path: before}
+    return analyse_commit(tmp_path, base, {path: after}, message)
 
 
 _PER_ITEM = "        if dist_restriction_set and pylock_utils.is_valid_pylock_filename(filename):\n"
@@ -307,8 +310,7 @@ COLLECTOR = "src/pip/_internal/index/collector.py"
 
 
 def _collector_run(tmp_path: Path, before: str, after: str) -> Analysis:
-    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", COLLECTOR: before}
-    return analyse_commit(tmp_path, base, {COLLECTOR: after}, "Simplify header check (#11700)")
+    return _pip_run(tmp_path, before, after, COLLECTOR, "Simplify header check (#11700)")
 
 
 def test_elif_branches_with_one_body_and_a_prefix_tuple_are_the_same_code(tmp_path: Path):
@@ -411,8 +413,7 @@ def test_the_default_encoding_of_a_str_literal_is_spelling(
     old = 'password.encode("utf-8")'
     assert text.count(old) == 1
     before, after = text.replace(old, before_call), text.replace(old, after_call)
-    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", AUTH: before}
-    a = analyse_commit(tmp_path, base, {AUTH: after}, "pyupgrade (#12000)")
+    a = _pip_run(tmp_path, before, after, AUTH, "pyupgrade (#12000)")
     kind = "behavior.unchanged" if same else "behavior.changed"
     symbol = "KeyRingCliProvider._set_password"
     assert _finding(a, kind, symbol) is not None, [(f.kind, f.symbol) for f in a.findings]
@@ -437,8 +438,7 @@ def test_super_with_the_class_and_self_is_super(tmp_path: Path, decorated: bool,
     if decorated:
         text = text.replace("class PipScriptMaker(", "@_registered\nclass PipScriptMaker(")
     after = text.replace(_SUPER, _SUPER.replace("super(PipScriptMaker, self)", "super()"))
-    base = {"src/pip/__init__.py": "", "src/pip/_internal/__init__.py": "", WHEEL_PY: text}
-    a = analyse_commit(tmp_path, base, {WHEEL_PY: after}, "pyupgrade (#12001)")
+    a = _pip_run(tmp_path, text, after, WHEEL_PY, "pyupgrade (#12001)")
     kind = "behavior.unchanged" if same else "behavior.changed"
     found = _finding(a, kind, "PipScriptMaker.make")
     assert found is not None, [(f.kind, f.symbol) for f in a.findings]

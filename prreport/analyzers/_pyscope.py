@@ -682,3 +682,23 @@ class PathIndex:
             if hit:
                 return hit
         return self.module_path(base, importer, b.level)
+
+
+def single_binding(tree: ast.Module, name: str) -> ast.stmt | None:
+    """The one module-level statement binding ``name`` when nothing else anywhere rebinds it."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node.name == name
+        ):
+            found.append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found += [node for a in node.names if (a.asname or a.name.split(".")[0]) == name]
+        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            found.append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            found.append(node)
+    if len(found) != 1 or not any(found[0] is st for st in tree.body):
+        return None
+    return found[0]  # type: ignore[return-value]

@@ -20,7 +20,7 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
-from prreport.analyzers._pyscope import COMPOUND_STATEMENTS
+from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, single_binding
 from prreport.analyzers._pyversion import declared_min_python
 from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import FileChange, PullRequestBundle
@@ -134,7 +134,7 @@ def _method_of(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
 ) -> tuple[str, str] | None:
     """(class, first parameter) when ``fn`` is a method, not static, of an undecorated class
-    at module level whose name nothing else at module level binds: there ``super(C, p)`` is
+    at module level whose name nothing else in the module binds: there ``super(C, p)`` is
     ``super()`` (a class decorator may return another class, e.g. a slots dataclass)."""
     params = [*fn.args.posonlyargs, *fn.args.args]
     if not params or any(
@@ -147,27 +147,7 @@ def _method_of(
     )
     if owner is None or owner.decorator_list:
         return None
-    binders = [
-        st
-        for st in tree.body
-        if (
-            isinstance(st, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-            and st.name == owner.name
-        )
-        or (
-            isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign)
-            and any(
-                isinstance(n, ast.Name) and n.id == owner.name
-                for t in (st.targets if isinstance(st, ast.Assign) else [st.target])
-                for n in ast.walk(t)
-            )
-        )
-        or (
-            isinstance(st, ast.Import | ast.ImportFrom)
-            and any((a.asname or a.name.split(".")[0]) == owner.name for a in st.names)
-        )
-    ]
-    return (owner.name, params[0].arg) if binders == [owner] else None
+    return (owner.name, params[0].arg) if single_binding(tree, owner.name) is owner else None
 
 
 def _import_lines(index: _Index, start: int, end: int) -> set[int]:
@@ -359,7 +339,9 @@ def _module_level(
     if not any(_formatting_line(old_imp, old_text, n) for n in gone) and not any(
         _formatting_line(new_imp, new_text, n) for n in came
     ):
-        return None  # only imports and the blank lines around them: the import analyzers tell that
+        # Only imports and the blank lines around them: the import analyzers tell what moved;
+        # an import statement that binds the same names in another order is formatting.
+        return _reordered_imports(f, before, after, gone, came)
     drop = (ast.Import, ast.ImportFrom, *_DEFS)
     if not same_tree(before, after, drop):
         # Docstrings, class-field annotation spelling and imported-object spelling change nothing.
@@ -512,3 +494,45 @@ def _lines(sources: SourceFiles, f: FileChange) -> tuple[list[str], list[str]]:
     before = sources.memo(f.before_path, "before", "lines", partial(split_lines, f.before or ""))
     after = sources.memo(f.path, "after", "lines", partial(split_lines, f.after or ""))
     return before, after
+
+
+def _reordered_imports(
+    f: FileChange, before: ast.Module, after: ast.Module, gone: list[int], came: list[int]
+) -> Finding | None:
+    """``behavior.unchanged`` for the changed lines of module-level import statements that bind
+    the same names from the same module on both sides (``from typing import Dict, IO`` /
+    ``from typing import IO, Dict``); a statement that moved scope is an import move instead."""
+
+    def statements(tree: ast.Module) -> dict[tuple[object, ...], list[range]]:
+        out: dict[tuple[object, ...], list[range]] = {}
+        for node in tree.body:
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = tuple(sorted((a.name, a.asname or "") for a in node.names))
+                module = (node.module, node.level) if isinstance(node, ast.ImportFrom) else None
+                out.setdefault((module, names), []).append(
+                    range(node.lineno, (node.end_lineno or node.lineno) + 1)
+                )
+        return out
+
+    old, new = statements(before), statements(after)
+    kept_old = {
+        n for k in old.keys() & new.keys() if len(old[k]) == len(new[k]) == 1 for n in old[k][0]
+    }
+    kept_new = {
+        n for k in old.keys() & new.keys() if len(old[k]) == len(new[k]) == 1 for n in new[k][0]
+    }
+    exp = [(f.before_path, "-", n) for n in gone if n in kept_old]
+    exp += [(f.path, "+", n) for n in came if n in kept_new]
+    if not exp:
+        return None
+    details = {"before_line": 1, "after_line": 1, "before_path": f.before_path, "residual": []}
+    details["scope"] = "module-level imports, listed in another order"
+    return Finding(
+        "behavior.unchanged",
+        f.path,
+        None,
+        "<module>",
+        f"module-level imports of {f.path} bind the same names in another order",
+        details,
+        tuple(sorted(exp)),
+    )

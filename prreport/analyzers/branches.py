@@ -283,12 +283,7 @@ class BranchesAnalyzer(Analyzer):
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Pair changed chains of the same scope and emit ``code.branches-collapsed``."""
-        for f in sources.python_files():
-            if f.before is None or f.after is None:
-                continue
-            bt, at = sources.tree(f.before_path, "before"), sources.tree(f.path, "after")
-            if bt is None or at is None:
-                continue
+        for f, bt, at in sources.modified():
             cl = sources.changed(f)
             removed, added = set(cl.removed), set(cl.added)
             # Only statements spanning a removed line can hold a changed chain.

@@ -13,7 +13,12 @@ from functools import partial
 from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import dump, same_tree
 from prreport.analyzers._equiv import _absolute
-from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, all_statements, source_lines
+from prreport.analyzers._pyscope import (
+    COMPOUND_STATEMENTS,
+    all_statements,
+    single_binding,
+    source_lines,
+)
 from prreport.analyzers._pyversion import (
     PACKAGING,
     declared_min_python,
@@ -162,23 +167,6 @@ def _truthy_object(module: str, name: str) -> bool:
     return callable_or_module and not hasattr(kind, "__bool__") and not hasattr(kind, "__len__")
 
 
-def _single_binding(tree: ast.Module, name: str) -> ast.stmt | None:
-    """The one module-level statement binding ``name`` when nothing else anywhere rebinds it."""
-    found: list[ast.AST] = []
-    for node in ast.walk(tree):
-        if isinstance(node, (*_DEFS, ast.ClassDef)) and node.name == name:
-            found.append(node)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            found += [node for a in node.names if (a.asname or a.name.split(".")[0]) == name]
-        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            found.append(node)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            found.append(node)
-    if len(found) != 1 or not any(found[0] is st for st in tree.body):
-        return None
-    return found[0]  # type: ignore[return-value]
-
-
 class _Truth:
     """Conditions whose value is fixed for every supported interpreter, with the reason."""
 
@@ -200,7 +188,7 @@ class _Truth:
         return None, ""
 
     def _truthy(self, name: str, tree: ast.Module, path: str, depth: int) -> bool:
-        st = _single_binding(tree, name)
+        st = single_binding(tree, name)
         if isinstance(st, (*_DEFS, ast.ClassDef)):
             return not st.decorator_list
         if not isinstance(st, ast.ImportFrom) or depth > 3:

@@ -21,6 +21,7 @@ from prreport.report.verdict import (
     account,
     accounted,
     code_lines,
+    confirm_by_behavior,
     explained_lines,
     unknown_reason,
     verdict_of,
@@ -35,7 +36,7 @@ def build_model(
 ) -> ReportModel:
     """Compute the report model from a bundle and its findings."""
     pr = bundle.pr
-    findings = account(sorted(findings, key=Finding.sort_key))
+    findings = account(confirm_by_behavior(sorted(findings, key=Finding.sort_key)))
     # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
     live = [fd for fd in findings if not accounted(fd)]
     moved_out = moved_out_of(findings)

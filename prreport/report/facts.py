@@ -173,10 +173,11 @@ def _grouped_overrides(code: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 c["body_kind"],
             )
             groups.setdefault(key, []).append(c)
+    group_of = {id(x): g for g in groups.values() if len(g) > 1 for x in g}
     out: list[dict[str, Any]] = []
     for c in code:
-        group = next((g for g in groups.values() if any(x is c for x in g)), None)
-        if group is None or len(group) < 2:
+        group = group_of.get(id(c))
+        if group is None:
             out.append(c)
         elif group[0] is c:
             members = [x["symbol"].rpartition(".")[2] for x in group]
@@ -340,13 +341,6 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
             add("unresolved", {"symbol": fd.symbol, "line": fd.line})
         elif k == "names.unused-import":
             add("unused", {"symbol": fd.symbol, "line": fd.line})
-    # A merge of branches the branch analyzer could not prove is proven when the whole
-    # function compares equal to its old version (a rewrite it does not know, e.g. a tuple
-    # given to startswith): say so, not "not proven".
-    same = {b["symbol"] for b in facts["behavior_unchanged"]}
-    for c in facts["code"]:
-        if c["kind"] == "code.branches-collapsed" and not c["proven"] and c["symbol"] in same:
-            c["proven"], c["method"] = True, "behaviour"
     facts["code"] = _grouped_overrides(facts["code"])
     facts["guards_preserved"] = _counted(facts["guards_preserved"])
     facts["retained"] = mark_touching(facts["retained"], fds)

@@ -138,8 +138,6 @@ def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wante
     """The line range each important finding wants shown, with its caption facts."""
     wanted: list[_Wanted] = []
     blocks: dict[tuple[str, int], tuple[int, int]] = {}  # many hoists share one import block
-    # Functions the behaviour comparison found equal to their old version (rewrites included).
-    same = {(f.path, f.symbol) for f in findings if f.kind == "behavior.unchanged"}
     for fd in findings:
         lines = after.get(fd.path)
         if lines is None:
@@ -204,11 +202,7 @@ def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wante
             else:
                 lo = _decorated_start(lines, start)
                 hi = _block_end(lines, start)
-            caption = _definition_caption(fd)
-            if fd.kind == "code.branches-collapsed" and (fd.path, fd.symbol) in same:
-                caption["verified"] = True  # what the branch analysis could not prove, the
-                # comparison of the whole function did (as the breakdown says)
-            wanted.append((0, fd.path, lo, hi, caption))
+            wanted.append((0, fd.path, lo, hi, _definition_caption(fd)))
         elif fd.kind in ("guard.changed", "guard.dropped", "behavior.changed") and fd.line:
             line = int(d.get("after_line") or fd.line)
             if not 0 < line <= len(lines):

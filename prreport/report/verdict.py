@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import io
 import tokenize
 from dataclasses import dataclass, replace
@@ -10,7 +9,6 @@ from dataclasses import dataclass, replace
 from prreport.bundle import PullRequestBundle
 from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
-from prreport.pyparse import parse as parse_quietly
 from prreport.textlines import split_lines
 
 # Refactor findings: a PR that has one is (also) a refactor. Incidental imports (``import.added``
@@ -96,6 +94,26 @@ def proves_equivalence(fd: Finding) -> bool:
         and d.get("proven", True) is True
         and d.get("call_sites_updated", True) is not False
     )
+
+
+def confirm_by_behavior(findings: list[Finding]) -> list[Finding]:
+    """A branch merge the branch analysis could not prove, in a function the behaviour
+    comparison found equal to its old version (through a rewrite the branch analysis does not
+    know, e.g. a tuple given to ``startswith``), is proven: ``method: behaviour``."""
+    same = {(f.path, f.symbol): f for f in findings if f.kind == "behavior.unchanged"}
+    return [
+        replace(
+            fd,
+            details={**fd.details, "proven": True, "method": "behaviour"},
+            explains=tuple(sorted({*fd.explains, *same[(fd.path, fd.symbol)].explains})),
+        )
+        if fd.kind == "code.branches-collapsed"
+        and fd.details.get("proven") is False
+        and fd.details.get("behavior_change") is not True
+        and (fd.path, fd.symbol) in same
+        else fd
+        for fd in findings
+    ]
 
 
 def account(findings: list[Finding]) -> list[Finding]:
@@ -212,7 +230,6 @@ def code_lines(
             ("-", f.before_path, before_rows, cl.removed),
             ("+", f.path, after_rows, cl.added),
         )
-        pending: list[tuple[str, int, str]] = []
         for side, path, rows, numbers in sides:
             for n in numbers:
                 if (side, n) in respaced:
@@ -226,17 +243,11 @@ def code_lines(
                     continue
                 if any(a <= n <= b for a, b in same.get((path, side), ())):
                     continue
-                pending.append((side, n, row))
-        if pending and python:
-            # An import statement that binds the same names, in another order, is formatting.
-            kept = _reordered_imports(f.before or "", f.after or "")
-            pending = [p for p in pending if (p[0], p[1]) not in kept]
-        for side, n, row in pending:
-            if python and cat == "source":
-                unexplained = True
-                lines.append((f.path, side, n, row))
-            else:
-                other = True
+                if python and cat == "source":
+                    unexplained = True
+                    lines.append((f.path, side, n, row))
+                else:
+                    other = True
     return CodeLines(
         analysed,
         incomplete,
@@ -269,35 +280,6 @@ def _respaced(
     # Confirm on the whole files: a line inside a multi-line string is text, not code.
     in_b, in_a = _in_multiline_tokens(before), _in_multiline_tokens(after)
     return {x for o, n in same if o not in in_b and n not in in_a for x in (("-", o), ("+", n))}
-
-
-def _reordered_imports(before: str, after: str) -> set[tuple[str, int]]:
-    """Lines of module-level import statements that bind the same names from the same module on
-    both sides (``from typing import Dict, IO`` / ``from typing import IO, Dict``), as
-    ("-"/"+", line)."""
-
-    def statements(text: str) -> dict[tuple[object, ...], list[tuple[int, int]]]:
-        try:
-            tree = parse_quietly(text)
-        except (SyntaxError, ValueError):
-            return {}
-        out: dict[tuple[object, ...], list[tuple[int, int]]] = {}
-        for node in tree.body:  # module level only: a scope change is an import move
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                names = tuple(sorted((a.name, a.asname or "") for a in node.names))
-                module = (node.module, node.level) if isinstance(node, ast.ImportFrom) else None
-                key = (module, names)
-                span = (node.lineno, node.end_lineno or node.lineno)
-                out.setdefault(key, []).append(span)
-        return out
-
-    old, new = statements(before), statements(after)
-    kept: set[tuple[str, int]] = set()
-    for key in old.keys() & new.keys():
-        if len(old[key]) == len(new[key]) == 1:
-            for side, (a, b) in (("-", old[key][0]), ("+", new[key][0])):
-                kept.update((side, n) for n in range(a, b + 1))
-    return kept
 
 
 def _in_multiline_tokens(rows: list[str]) -> set[int]:
