@@ -1,8 +1,9 @@
 """Removed definitions that run without being named are not dead code (issue #12, dead code).
 
-A text search finds no caller of ``__deepcopy__`` or of an ``HTMLParser`` subclass's
-``handle_starttag``, yet Python and the base class call them. Claiming them dead would call a
-behaviour change a pure refactor. Each case is a real commit of the corpus or a real module of it.
+A text search finds no caller of ``__deepcopy__``, of an ``HTMLParser`` subclass's
+``handle_starttag`` or of a test, yet Python, the base class and pytest call them. Claiming them
+dead would call a behaviour change a pure refactor. Each case is a real commit of the corpus or a
+real module of it.
 """
 
 from __future__ import annotations
@@ -81,3 +82,23 @@ def test_an_unreferenced_helper_of_the_same_class_is_still_dead(tmp_path: Path):
     dead = [f.symbol for f in a.findings if f.kind == "code.dead-removed"]
     assert dead == ["_ParseFailed.describe"]
     assert not _removed(a)
+
+
+def test_removed_tests_are_not_dead_but_a_helper_only_a_docstring_names_is():
+    # aiohttp a6687c2e drops the pickle fallback of CookieJar.load with its five tests. pytest
+    # collects the tests by name, so they are not dead code; ``dump_cookiejar`` (a test helper)
+    # was named only in a test's docstring, which is prose, not a call: it is dead.
+    a = corpus_analysis("aiohttp-a6687c2e")
+    dead = {f.symbol for f in a.findings if f.kind == "code.dead-removed"}
+    assert dead == {"dump_cookiejar"}
+    # A removed test is no behaviour change of the library either.
+    assert not [s for s in _removed(a) if s.startswith("test_")]
+
+
+def test_the_imports_of_a_deleted_module_are_not_called_dead():
+    # uvicorn bfc8fb39 deletes middleware/debug.py, unused anywhere: its definitions are dead
+    # code; its ``import html`` / ``import traceback`` were used by them and are only removed.
+    a = corpus_analysis("uvicorn-bfc8fb39")
+    dead = {f.symbol: f.details["kind"] for f in a.findings if f.kind == "code.dead-removed"}
+    assert "DebugMiddleware" in dead and "get_accept_header" in dead
+    assert "import" not in dead.values()

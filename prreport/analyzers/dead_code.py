@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from prreport.analyzers._defs import (
 from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
+from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 from prreport.textlines import split_lines
 
@@ -44,12 +46,11 @@ def removals(change: Change, sources: SourceFiles) -> list[tuple[Definition, Cal
     removed_quals = {(d.path, d.qualname) for d in change.removed}
     # An import of a moved or renamed definition goes with it (symbols.py reports the callers).
     paired = moves(change)
-    moved_names = {m.old.name for m in paired}
     moved = {(m.old.path, m.old.qualname) for m in paired}
     out = []
     for d in change.removed:
-        if d.kind == "import" and (d.parent or d.name in moved_names):
-            continue
+        if d.kind == "import":
+            continue  # an import removed is import.removed; the code that used it says the rest
         if (d.path, d.qualname) in moved:
             continue  # moved or renamed (its body may have changed too): symbols.py
         parent = d.parent.removesuffix(".<locals>")
@@ -120,7 +121,11 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
     that out, so it is not claimed dead. Built-in exceptions call no method of a subclass.
     A method that overrides a base's is reached through the base's callers.
     """
-    if d.kind not in ("function", "method"):
+    if d.kind not in ("function", "method", "class"):
+        return None
+    if category(d.path) == "test" and _collected(d):
+        return Caller("test-runner", "pytest")
+    if d.kind == "class":
         return None
     if d.name.startswith("__") and d.name.endswith("__"):
         return Caller("protocol", _PROTOCOL.get(d.name) or f"{d.name[2:-2]}(obj)")
@@ -132,6 +137,24 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
         return Caller("override", found.base.qualname)
     outside = [b for b in found.unresolved if not _hook_free(b)]
     return Caller("base", outside[0]) if outside else None
+
+
+_TEST_HOOKS = re.compile(r"(setup|teardown)(_module|_function|_class|_method)?$|pytest_\w+$")
+
+
+def _collected(d: Definition) -> bool:
+    """A test, a test class, a fixture or a hook: the test runner finds it by its name or mark."""
+    if d.kind == "class":
+        return d.name.startswith("Test")
+    if d.parent:
+        in_test_class = d.qualname.split(".")[0].startswith("Test")
+        return in_test_class and (d.name.startswith("test") or bool(_TEST_HOOKS.match(d.name)))
+    decorators = [ast.unparse(x) for x in getattr(d.node, "decorator_list", ())]
+    return (
+        d.name.startswith("test")
+        or bool(_TEST_HOOKS.match(d.name))
+        or any("fixture" in x for x in decorators)
+    )
 
 
 def _class_of(sources: SourceFiles, d: Definition) -> Definition | None:
@@ -211,7 +234,7 @@ class DeadCodeAnalyzer(Analyzer):
         for d in dead:
             yield self._finding(sources, change, d, searched)
         for d, caller in removals(change, sources):
-            if caller is not None:
+            if caller is not None and caller.via != "test-runner":
                 yield _live_removal(sources, change, d, caller)
 
     def _finding(
@@ -305,6 +328,8 @@ def _base_references(
         row = rows[int(line) - 1] if 0 < int(line) <= len(rows) else None
         if row is not None and (row.lstrip().startswith("#") or _definition_line(row, d.name)):
             continue
+        if int(line) in _docstring_lines(sources, path, "head"):
+            continue
         out.append((path, int(line)))
     for f in bundle.files:
         if f.before is None or not f.before_path.endswith(".py"):
@@ -315,10 +340,33 @@ def _base_references(
                 continue
             if _definition_line(rows[n - 1], d.name):
                 continue
+            if n in _docstring_lines(sources, f.before_path, "before"):
+                continue
             if f.before_path == d.path and n in _own_setup(f.before, d, sources.changed(f).removed):
                 continue
             out.append((f.before_path, n))
     return out
+
+
+def _docstring_lines(sources: SourceFiles, path: str, side: str) -> frozenset[int]:
+    """Lines of the module, class and function docstrings of a file side: prose, not code."""
+
+    def build() -> frozenset[int]:
+        tree = sources.tree(path, side)
+        lines: set[int] = set()
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = node.body[0] if node.body else None
+                if (
+                    isinstance(first, ast.Expr)
+                    and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)
+                ):
+                    lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+        return frozenset(lines)
+
+    result: frozenset[int] = sources.memo(path, side, "docstring-lines", build)
+    return result
 
 
 def _own_setup(text: str | None, d: Definition, removed: Iterable[int]) -> list[int]:
