@@ -6,7 +6,7 @@ import ast
 import builtins
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import (
@@ -257,22 +257,24 @@ class ExtractedAnalyzer(Analyzer):
             if old.kind != "method" or old.name != new.name or old.parent == new.parent:
                 continue
             f = change.file_of[old.path]
-            keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
-            eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
-            if eq is None:
-                continue
             cls = (
                 file_index(sources, f.path, "after").get(old.parent)
                 if f.after is not None
                 else None
             )
-            inherits = cls is not None and any(b.rsplit(".", 1)[-1] == home for b in cls.bases)
+            keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
+            eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
+            lists_home = cls is not None and _base_index(cls, home) is not None
+            if eq is None and lists_home and _edited_copy(old.node, new.node):
+                # The class now inherits the new home in place of its own copy, which was
+                # edited on the way: the same method, reported with what changed.
+                eq = "different"
+            if eq is None:
+                continue
+            inherits: bool | None = False
             shadow = ""
-            if cls is not None and inherits:
-                # The MRO must reach the new home before any other base defining the method.
-                hit = find_in_bases(sources, f.path, "after", cls, new.name).base
-                if hit is not None and hit.qualname != new.qualname:
-                    inherits, shadow = False, hit.qualname
+            if cls is not None and lists_home:
+                inherits, shadow = _mro_reaches(sources, f.path, cls, new)
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
             if (
@@ -282,7 +284,7 @@ class ExtractedAnalyzer(Analyzer):
                 and _only_lost(before_cls, cls, old, home)
             ):
                 hb, ha = (before_cls.start, before_cls.end), (cls.start, cls.end)
-            res = tuple(residual(old.text, new.text)) if eq == "different" else ()
+            res = tuple(_unparsed_residual(old.node, new.node)) if eq == "different" else ()
             sites.append(
                 _Site(
                     f.path,
@@ -309,7 +311,8 @@ class ExtractedAnalyzer(Analyzer):
         worst = max((s.equality for s in sites), key=_ORDER.__getitem__)
         mixin = bool(sites[0].cls)
         ex: list[tuple[str, str, int]] = []
-        if worst != "different" and all(s.inherits is not False for s in sites):
+        # A mixin member explains the removed copies only where the MRO is proven to reach it.
+        if worst != "different" and (not mixin or all(s.inherits is True for s in sites)):
             added_new = sources.changed(f_new).added
             ex += explains(
                 f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new)
@@ -470,6 +473,73 @@ def _import_lines(sources: SourceFiles, f: FileChange, name: str) -> list[tuple[
                 if n in added
             ]
     return out
+
+
+def _base_index(cls: Definition, home: str) -> int | None:
+    """Position among ``cls``'s bases of the one named ``home`` (``mixins.Home``, ``Home[T]``)."""
+    for i, base in enumerate(cls.bases):
+        if base.partition("[")[0].strip().rsplit(".", 1)[-1] == home:
+            return i
+    return None
+
+
+def _mro_reaches(
+    sources: SourceFiles, path: str, cls: Definition, new: Definition
+) -> tuple[bool | None, str]:
+    """Whether ``cls`` (after) now gets ``new``'s method from ``new``'s class, which it lists as
+    a base: the C3 MRO looks in the bases listed before it, and in their ancestors, first.
+
+    ``(True, "")`` when that base is ``new``'s class and no earlier base defines the method;
+    ``(False, where)`` when the class itself still binds the name, the base of that name is
+    another class, or an earlier base defines the method (``where`` finds it first);
+    ``(None, "")`` when it cannot be said: an earlier base or the home does not resolve, or an
+    earlier base reaches a definition the home may come before (the home itself, or a class
+    the home inherits too, where the order depends on the whole hierarchy). Ancestors deeper
+    than the base-class search goes are not seen."""
+    own = file_index(sources, path, "after").get(f"{cls.qualname}.{new.name}")
+    if own is not None:
+        return False, own.qualname
+    idx = _base_index(cls, new.parent.rsplit(".", 1)[-1])
+    if idx is None:
+        return False, ""
+
+    def first(holder: Definition, in_path: str) -> tuple[tuple[str, str], bool]:
+        """(path, qualname) of the first definition of the method along ``holder``'s bases
+        (empty when none), and whether a base on the way did not resolve."""
+        lk = find_in_bases(sources, in_path, "after", holder, new.name)
+        found = (lk.base_path, lk.base.qualname) if lk.base is not None else ("", "")
+        return found, bool(lk.unresolved)
+
+    home, unresolved = first(replace(cls, bases=(cls.bases[idx],)), path)
+    if home != (new.path, new.qualname):
+        return (None, "") if unresolved and not home[1] else (False, home[1])
+    home_cls = file_index(sources, new.path, "after").get(new.parent)
+    above = first(home_cls, new.path)[0] if home_cls is not None else ("", "")
+    for base in cls.bases[:idx]:
+        hit, unresolved = first(replace(cls, bases=(base,)), path)
+        if hit[1] and hit in (home, above):
+            return None, ""  # the home comes first or not, depending on the whole hierarchy
+        if hit[1]:
+            return False, hit[1]
+        if unresolved:
+            return None, ""
+    return True, ""
+
+
+def _edited_copy(old: ast.AST, new: ast.AST) -> bool:
+    """True when two methods of one name take the same parameters and run the same kinds of
+    statements in the same order: one method edited on its way, not another method."""
+    if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
+        return False
+    assert isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return dump(old.args) == dump(new.args) and [type(x) for x in strip_docstring(old.body)] == [
+        type(x) for x in strip_docstring(new.body)
+    ]
+
+
+def _unparsed_residual(old: ast.AST, new: ast.AST) -> list[str]:
+    """The lines that differ between two definitions printed alike (layout and comments aside)."""
+    return residual(ast.unparse(old), ast.unparse(new))
 
 
 def _only_members(home: Definition, names: set[str]) -> bool:
