@@ -20,7 +20,14 @@ from prreport.analyzers._defs import (
     segment,
     strip_docstring,
 )
-from prreport.analyzers._equiv import module_bindings
+from prreport.analyzers._equiv import (
+    bindings,
+    canonical,
+    imports_in,
+    locally_bound,
+    module_bindings,
+    rebound_builtins,
+)
 from prreport.analyzers._equiv import module_of as module_path
 from prreport.analyzers._expand import (
     OrdinalNames,
@@ -77,6 +84,9 @@ class _Site:
     holder_before: tuple[int, int] | None = None
     holder_after: tuple[int, int] | None = None
     shadowed_by: str = ""  # another base the MRO finds the method in first
+    # What in a mixin member's body depends on the class it is written in (``super()``,
+    # ``__class__``, ``self.__private``): equal text, but not proven to do the same there.
+    class_relative: tuple[str, ...] = ()
 
 
 def _equality(
@@ -264,6 +274,10 @@ class ExtractedAnalyzer(Analyzer):
             )
             keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
             eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
+            if eq in (None, "different") and _canonical_member(
+                sources, old, "before"
+            ) == _canonical_member(sources, new, "after"):
+                eq = "modulo-renames"  # the same objects spelled otherwise (``m.f`` / ``f``)
             lists_home = cls is not None and _base_index(cls, home) is not None
             if eq is None and lists_home and _edited_copy(old.node, new.node):
                 # The class now inherits the new home in place of its own copy, which was
@@ -299,6 +313,7 @@ class ExtractedAnalyzer(Analyzer):
                     hb,
                     ha,
                     shadow,
+                    tuple(_class_relative(old.node)),
                 )
             )
         return sites
@@ -312,7 +327,9 @@ class ExtractedAnalyzer(Analyzer):
         mixin = bool(sites[0].cls)
         ex: list[tuple[str, str, int]] = []
         # A mixin member explains the removed copies only where the MRO is proven to reach it.
-        if worst != "different" and (not mixin or all(s.inherits is True for s in sites)):
+        if worst != "different" and (
+            not mixin or all(s.inherits is True and not s.class_relative for s in sites)
+        ):
             added_new = sources.changed(f_new).added
             ex += explains(
                 f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new)
@@ -361,6 +378,7 @@ class ExtractedAnalyzer(Analyzer):
                     "class": s.cls,
                     "inherits_new_home": s.inherits,
                     "shadowed_by": s.shadowed_by,
+                    "class_relative": list(s.class_relative),
                 }
                 for s in sorted(sites, key=lambda s: (s.path, s.start))
             ],
@@ -524,6 +542,42 @@ def _mro_reaches(
         if unresolved:
             return None, ""
     return True, ""
+
+
+def _canonical_member(sources: SourceFiles, d: Definition, side: str) -> str:
+    """A method with docstrings and annotations dropped and every imported or module-level
+    object spelled by its full name (``node_classes.const_factory`` in one module is
+    ``const_factory`` in ``node_classes``), so copies in two modules compare alike."""
+    tree = sources.tree(d.path, side)
+    if tree is None:
+        return ""
+
+    def module_names() -> tuple[dict[str, str], set[str]]:
+        module = module_path(d.path)
+        top = {
+            x.name: f"{module}.{x.name}"
+            for x in file_index(sources, d.path, side).values()
+            if not x.parent and x.kind != "import"
+        }
+        return {**top, **module_bindings(tree, d.path)}, rebound_builtins(tree)
+
+    names, rebound = sources.memo(d.path, side, "extracted-member-names", module_names)
+    own = bindings(imports_in(d.node), d.path)
+    shadowed = locally_bound(d.node) - set(own)
+    return dump(canonical(d.node, {**names, **own}, shadowed, rebound))
+
+
+def _class_relative(fn: ast.AST) -> list[str]:
+    """What a method's body resolves through the class it is written in: ``super``,
+    ``__class__`` and private (name-mangled) ``__names``."""
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if name in ("super", "__class__") or (
+            isinstance(name, str) and name.startswith("__") and not name.endswith("__")
+        ):
+            out.add(name)
+    return sorted(out)
 
 
 def _edited_copy(old: ast.AST, new: ast.AST) -> bool:

@@ -1,0 +1,186 @@
+"""A method hoisted into a mixin or base class (issue #15, shape 1) on real commits of the corpus:
+astroid 3defafe1 (the empty ``get_children`` of 14 node classes moved to ``NoChildrenMixin``,
+pure), scrapy dcf7235f (``add_options``/``process_options`` of two commands moved to
+``CommonCommands``, one of them edited on the way) and astroid 267ed99d (``_BaseContainer``, one
+copy spelling its helper ``node_classes.const_factory``). The look-alikes are the real astroid
+modules with one ``class`` line changed: the mixin listed after a base that defines the method,
+after an unrelated base, after a base that does not resolve, and a body that calls ``super()``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prreport.findings import Finding
+from prreport.pipeline import Analysis
+from tests.corpus_texts import corpus_analysis, corpus_text
+from tests.gitrepo import analyse_commit
+
+ASTROID = "astroid-3defafe1"
+NODES = "astroid/node_classes.py"
+MIXINS = "astroid/mixins.py"
+NAME_AFTER = "class Name(mixins.NoChildrenMixin, LookupMixIn, NodeNG):"
+OWNERS = [
+    "AssignName",
+    "Break",
+    "Const",
+    "Continue",
+    "DelName",
+    "DictUnpack",
+    "Ellipsis",
+    "EmptyNode",
+    "Global",
+    "Import",
+    "ImportFrom",
+    "Name",
+    "Nonlocal",
+    "Pass",
+]
+
+
+def _extracted(a: Analysis) -> dict[str, Finding]:
+    return {f.symbol: f for f in a.findings if f.kind == "code.extracted"}
+
+
+def _site(fd: Finding, cls: str) -> dict:
+    [site] = [s for s in fd.details["sites"] if s["class"] == cls]
+    return site
+
+
+def _line_of(text: str, line: str) -> int:
+    return text.splitlines().index(line) + 1
+
+
+def _astroid_variant(tmp_path: Path, name_line: str, edit=lambda side, text: text) -> Analysis:
+    """The real astroid commit replayed in a git repository, with ``class Name`` declared as
+    ``name_line`` after it; ``edit(side, text)`` may change a module on both sides alike."""
+    before = {p: edit("before", corpus_text(ASTROID, p, "before")) for p in (NODES, MIXINS)}
+    after = {p: edit("after", corpus_text(ASTROID, p, "after")) for p in (NODES, MIXINS)}
+    assert NAME_AFTER in after[NODES]
+    after[NODES] = after[NODES].replace(NAME_AFTER, name_line)
+    return analyse_commit(
+        tmp_path,
+        {"astroid/__init__.py": "", **before},
+        after,
+        message="Add NoChildrenMixin (#560)",
+    )
+
+
+def test_astroid_no_children_mixin_names_the_mixin_method_and_its_14_owners():
+    a = corpus_analysis(ASTROID)
+    [fd] = _extracted(a).values()
+    assert (fd.symbol, fd.path) == ("NoChildrenMixin.get_children", MIXINS)
+    assert fd.details["home_kind"] == "mixin"
+    assert fd.details["method"] == "get_children"
+    assert fd.details["former_owners"] == OWNERS
+    assert fd.details["equality"] == "byte-identical"
+    assert fd.details["behavior_change"] is False
+    # The MRO of every former owner reaches the mixin before NodeNG.get_children.
+    assert all(s["inherits_new_home"] is True for s in fd.details["sites"])
+    assert not any(s["shadowed_by"] or s["class_relative"] for s in fd.details["sites"])
+    # The owners' changed ``class`` lines (one wrapped over two lines) are explained.
+    after = corpus_text(ASTROID, NODES)
+    for line in (NAME_AFTER, "class AssignName(mixins.NoChildrenMixin, LookupMixIn,"):
+        assert (NODES, "+", _line_of(after, line)) in fd.explains
+    before = corpus_text(ASTROID, NODES, "before")
+    assert (NODES, "-", _line_of(before, "class Name(LookupMixIn, NodeNG):")) in fd.explains
+    assert a.model.summary.verdict == "pure-refactor"
+    assert a.model.summary.explained_lines == a.model.summary.changed_lines
+
+
+def test_mixin_listed_after_a_base_that_defines_the_method_is_shadowed(tmp_path: Path):
+    # NodeNG.get_children iterates _astroid_fields: Name would no longer use the mixin's.
+    a = _astroid_variant(tmp_path, "class Name(LookupMixIn, NodeNG, mixins.NoChildrenMixin):")
+    fd = _extracted(a)["NoChildrenMixin.get_children"]
+    name = _site(fd, "Name")
+    assert (name["inherits_new_home"], name["shadowed_by"]) == (False, "NodeNG.get_children")
+    assert _site(fd, "Pass")["inherits_new_home"] is True
+    assert fd.details["behavior_change"] is True
+    assert not fd.explains
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_mixin_listed_after_a_base_without_the_method_is_still_reached(tmp_path: Path):
+    # LookupMixIn (a plain object subclass) defines no get_children: the MRO reaches the mixin.
+    a = _astroid_variant(tmp_path, "class Name(LookupMixIn, mixins.NoChildrenMixin, NodeNG):")
+    fd = _extracted(a)["NoChildrenMixin.get_children"]
+    assert (_site(fd, "Name")["inherits_new_home"], _site(fd, "Name")["shadowed_by"]) == (True, "")
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_mixin_after_a_base_that_does_not_resolve_is_not_claimed_either_way(tmp_path: Path):
+    # astroid/bases.py is not in this repository: bases.Instance may define get_children.
+    a = _astroid_variant(
+        tmp_path, "class Name(bases.Instance, mixins.NoChildrenMixin, LookupMixIn, NodeNG):"
+    )
+    fd = _extracted(a)["NoChildrenMixin.get_children"]
+    assert _site(fd, "Name")["inherits_new_home"] is None
+    assert fd.details["behavior_change"] is False  # not known to change either
+    assert not fd.explains
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_hoisted_body_calling_super_is_not_proven(tmp_path: Path):
+    # Equal text, but super() now starts from the mixin's place in the MRO, not the owner's.
+    def via_super(side: str, text: str) -> str:
+        return text.replace(
+            "def get_children(self):\n        yield from ()",
+            "def get_children(self):\n        yield from super().get_children()",
+        )
+
+    a = _astroid_variant(tmp_path, NAME_AFTER, via_super)
+    fd = _extracted(a)["NoChildrenMixin.get_children"]
+    assert fd.details["equality"] == "byte-identical"
+    assert {tuple(s["class_relative"]) for s in fd.details["sites"]} == {("super",)}
+    assert fd.details["behavior_change"] is False
+    assert not fd.explains
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_scrapy_copy_edited_on_its_way_into_the_base_is_reported_with_its_residual():
+    a = corpus_analysis("scrapy-dcf7235f")
+    found = _extracted(a)
+    process = found["CommonCommands.process_options"]
+    assert process.details["equality"] == "modulo-renames"
+    assert process.details["former_owners"] == ["Command"]
+    assert {s["path"] for s in process.details["sites"]} == {
+        "scrapy/commands/crawl.py",
+        "scrapy/commands/runspider.py",
+    }
+    assert all(s["inherits_new_home"] is True for s in process.details["sites"])
+    assert process.explains
+    # add_options lost the space before "(use - for stdout)" when its help string was split.
+    add = found["CommonCommands.add_options"]
+    assert (add.details["equality"], add.details["behavior_change"]) == ("different", True)
+    assert not add.explains
+    for site in add.details["sites"]:
+        assert site["equality"] == "different"
+        [old, new] = site["residual"]
+        assert (
+            old.startswith("-") and "help='dump scraped items into FILE (use - for stdout)'" in old
+        )
+        assert (
+            new.startswith("+")
+            and "help='dump scraped items into FILE' + '(use - for stdout)'" in new
+        )
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_astroid_base_container_same_helper_spelled_through_its_module():
+    a = corpus_analysis("astroid-267ed99d")
+    found = _extracted(a)
+    assert set(found) == {
+        "_BaseContainer.__init__",
+        "_BaseContainer.itered",
+        "_BaseContainer.bool_value",
+    }
+    init = found["_BaseContainer.__init__"]
+    # objects.FrozenSet said node_classes.const_factory(e): the same function.
+    assert _site(init, "FrozenSet")["equality"] == "modulo-renames"
+    assert init.details["former_owners"] == ["FrozenSet", "List", "Set", "Tuple"]
+    assert all(f.details["behavior_change"] is False for f in found.values())
+    # FrozenSet's new bases (and the _astroid_fields it gains) are no part of the extraction.
+    objects_after = corpus_text("astroid-267ed99d", "astroid/objects.py")
+    frozen = _line_of(objects_after, "class FrozenSet(node_classes._BaseContainer):")
+    assert all(("astroid/objects.py", "+", frozen) not in f.explains for f in found.values())
+    assert "astroid/objects.py" in a.model.summary.headline["unexplained_files"]
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
