@@ -184,3 +184,21 @@ def test_astroid_base_container_same_helper_spelled_through_its_module():
     assert all(("astroid/objects.py", "+", frozen) not in f.explains for f in found.values())
     assert "astroid/objects.py" in a.model.summary.headline["unexplained_files"]
     assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_scrapy_imports_follow_the_hoisted_methods_even_where_a_call_was_rewrapped():
+    # crawl.py called feed_process_params_from_cli(...) on one line, common_commands.py wraps
+    # the same statement over two: the import moved with the code, it was not dropped and added.
+    a = corpus_analysis("scrapy-dcf7235f")
+    moved = {(f.symbol, f.details["from_path"]) for f in a.findings if f.kind == "import.moved"}
+    assert {
+        ("ScrapyCommand", "scrapy/commands/crawl.py"),
+        ("arglist_to_dict", "scrapy/commands/crawl.py"),
+        ("feed_process_params_from_cli", "scrapy/commands/crawl.py"),
+    } <= moved
+    crawl_removed = {
+        f.symbol
+        for f in a.findings
+        if f.kind == "import.removed" and f.path == "scrapy/commands/crawl.py"
+    }
+    assert "feed_process_params_from_cli" not in crawl_removed
