@@ -2,9 +2,12 @@
 astroid 3defafe1 (the empty ``get_children`` of 14 node classes moved to ``NoChildrenMixin``,
 pure), scrapy dcf7235f (``add_options``/``process_options`` of two commands moved to
 ``CommonCommands``, one of them edited on the way) and astroid 267ed99d (``_BaseContainer``, one
-copy spelling its helper ``node_classes.const_factory``). The look-alikes are the real astroid
-modules with one ``class`` line changed: the mixin listed after a base that defines the method,
-after an unrelated base, after a base that does not resolve, and a body that calls ``super()``."""
+copy spelling its helper ``node_classes.const_factory``) and python-telegram-bot ce852de9
+(``__str__`` of 14 classes in 14 files moved to a new ``Base`` that brings other members too).
+The look-alikes are the real modules with one part changed: the mixin listed after a base that
+defines the method, after an unrelated base, after a base that does not resolve, a body that
+calls ``super()``; a ``Base`` holding only ``__str__`` (pure), and one that existed with another
+member."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from pathlib import Path
 
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
-from tests.corpus_texts import corpus_analysis, corpus_text
+from tests.corpus_texts import corpus_analysis, corpus_bundle, corpus_text
 from tests.gitrepo import analyse_commit
 
 ASTROID = "astroid-3defafe1"
@@ -202,3 +205,65 @@ def test_scrapy_imports_follow_the_hoisted_methods_even_where_a_call_was_rewrapp
         if f.kind == "import.removed" and f.path == "scrapy/commands/crawl.py"
     }
     assert "feed_process_params_from_cli" not in crawl_removed
+
+
+PTB = "python-telegram-bot-ce852de9"
+PTB_BASE = "telegram/telegram_boject_base.py"
+STR_METHOD = "    def __str__(self):\n        return self.to_json()\n"
+STR_ONLY = 'class Base(object):\n\n    """Base class for most telegram object"""\n\n' + STR_METHOD
+GETITEM_ONLY = (
+    "class Base(object):\n\n    def __getitem__(self, item):\n        return self.__dict__[item]\n"
+)
+
+
+def _ptb_variant(tmp_path: Path, base_before: str | None, base_after: str) -> Analysis:
+    """The real commit replayed with another ``Base`` module before and after it."""
+    files = [f.path for f in corpus_bundle(PTB).files if f.path != PTB_BASE]
+    before = {p: corpus_text(PTB, p, "before") for p in files}
+    after = {p: corpus_text(PTB, p, "after") for p in files}
+    return analyse_commit(
+        tmp_path,
+        {"telegram/__init__.py": "", PTB_BASE: base_before, **before},
+        {PTB_BASE: base_after, **after},
+        message="base class for telegram class (#40)",
+    )
+
+
+def _audio_class_line() -> tuple[str, str, int]:
+    audio = corpus_text(PTB, "telegram/audio.py")
+    return ("telegram/audio.py", "+", _line_of(audio, "class Audio(Base):"))
+
+
+def test_ptb_str_moved_to_a_base_that_brings_more_is_not_pure():
+    a = corpus_analysis(PTB)
+    fd = _extracted(a)["Base.__str__"]
+    assert fd.path == PTB_BASE
+    assert len(fd.details["former_owners"]) == 14
+    assert len({s["path"] for s in fd.details["sites"]}) == 14
+    # ForceReply keeps ``class ForceReply(ReplyMarkup)``: it inherits Base through ReplyMarkup.
+    assert _site(fd, "ForceReply")["inherits_new_home"] is True
+    assert all(s["inherits_new_home"] is True for s in fd.details["sites"])
+    # Each class now also gets Base.__getitem__, de_json and the abstract to_json: its changed
+    # ``class`` line is a change of its own, not part of the move.
+    assert _audio_class_line() not in fd.explains
+    spots = {(s["path"], s["line"]) for s in a.model.summary.action["spots"]}
+    assert (_audio_class_line()[0], _audio_class_line()[2]) in spots
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_ptb_base_holding_only_the_moved_method_is_pure(tmp_path: Path):
+    a = _ptb_variant(tmp_path, None, STR_ONLY)
+    fd = _extracted(a)["Base.__str__"]
+    # ``class Audio(object)`` -> ``class Audio(Base)``: in Python 3 the same class plus Base.
+    assert _audio_class_line() in fd.explains
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_ptb_existing_base_with_another_member_is_not_pure(tmp_path: Path):
+    # Base existed with __getitem__: classes that newly subclass it gain obj[key].
+    a = _ptb_variant(tmp_path, GETITEM_ONLY, GETITEM_ONLY + "\n" + STR_METHOD)
+    fd = _extracted(a)["Base.__str__"]
+    assert fd.details["equality"] == "byte-identical"
+    assert all(s["inherits_new_home"] is True for s in fd.details["sites"])
+    assert _audio_class_line() not in fd.explains
+    assert a.model.summary.verdict == "refactor-with-behavior-change"

@@ -262,6 +262,7 @@ class ExtractedAnalyzer(Analyzer):
         if new.kind != "method":
             return []
         home = new.parent.rsplit(".", 1)[-1]
+        home_cls = file_index(sources, new.path, "after").get(new.parent)
         sites = []
         for old in change.removed:
             if old.kind != "method" or old.name != new.name or old.parent == new.parent:
@@ -287,7 +288,7 @@ class ExtractedAnalyzer(Analyzer):
                 continue
             inherits: bool | None = False
             shadow = ""
-            if cls is not None and lists_home:
+            if cls is not None:
                 inherits, shadow = _mro_reaches(sources, f.path, cls, new)
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
@@ -296,6 +297,11 @@ class ExtractedAnalyzer(Analyzer):
                 and before_cls is not None
                 and inherits
                 and _only_lost(before_cls, cls, old, home)
+                and (
+                    _base_index(cls, home) is None
+                    or _base_index(before_cls, home) is not None
+                    or _brings_only(home_cls, _lost(change, old))
+                )
             ):
                 hb, ha = (before_cls.start, before_cls.end), (cls.start, cls.end)
             res = tuple(_unparsed_residual(old.node, new.node)) if eq == "different" else ()
@@ -504,37 +510,44 @@ def _base_index(cls: Definition, home: str) -> int | None:
 def _mro_reaches(
     sources: SourceFiles, path: str, cls: Definition, new: Definition
 ) -> tuple[bool | None, str]:
-    """Whether ``cls`` (after) now gets ``new``'s method from ``new``'s class, which it lists as
-    a base: the C3 MRO looks in the bases listed before it, and in their ancestors, first.
+    """Whether ``cls`` (after) now gets ``new``'s method from ``new``'s class, its new home.
 
-    ``(True, "")`` when that base is ``new``'s class and no earlier base defines the method;
-    ``(False, where)`` when the class itself still binds the name, the base of that name is
-    another class, or an earlier base defines the method (``where`` finds it first);
-    ``(None, "")`` when it cannot be said: an earlier base or the home does not resolve, or an
-    earlier base reaches a definition the home may come before (the home itself, or a class
-    the home inherits too, where the order depends on the whole hierarchy). Ancestors deeper
-    than the base-class search goes are not seen."""
+    ``(True, "")`` when the C3 MRO reaches the home before any other definition of the method;
+    ``(False, where)`` when it reaches ``where`` first (the class itself still binding the name,
+    a base listed before the home, or a same-named base that is another class), or never
+    reaches the home; ``(None, "")`` when that cannot be said: a base that does not resolve, or
+    an order that depends on the whole hierarchy (diamonds). When the home is a direct base,
+    the bases listed before it and their ancestors are searched; otherwise the home must be
+    found along first bases or single inheritance (``ForceReply(ReplyMarkup)``,
+    ``ReplyMarkup(Base)``). Ancestors deeper than the base-class search goes are not seen."""
     own = file_index(sources, path, "after").get(f"{cls.qualname}.{new.name}")
     if own is not None:
         return False, own.qualname
-    idx = _base_index(cls, new.parent.rsplit(".", 1)[-1])
-    if idx is None:
-        return False, ""
+    target = (new.path, new.qualname)
 
-    def first(holder: Definition, in_path: str) -> tuple[tuple[str, str], bool]:
+    def first(holder: Definition, in_path: str) -> tuple[tuple[str, str], bool, bool]:
         """(path, qualname) of the first definition of the method along ``holder``'s bases
-        (empty when none), and whether a base on the way did not resolve."""
+        (empty when none), whether a base on the way did not resolve, and whether the C3 MRO
+        must find it first too."""
         lk = find_in_bases(sources, in_path, "after", holder, new.name)
         found = (lk.base_path, lk.base.qualname) if lk.base is not None else ("", "")
-        return found, bool(lk.unresolved)
+        return found, bool(lk.unresolved), lk.linear
 
-    home, unresolved = first(replace(cls, bases=(cls.bases[idx],)), path)
-    if home != (new.path, new.qualname):
+    idx = _base_index(cls, new.parent.rsplit(".", 1)[-1])
+    if idx is None:
+        hit, unresolved, linear = first(cls, path)
+        if not hit[1]:
+            return (None if unresolved else False), ""
+        if not linear:
+            return None, ""
+        return (True, "") if hit == target else (False, hit[1])
+    home, unresolved, _ = first(replace(cls, bases=(cls.bases[idx],)), path)
+    if home != target:
         return (None, "") if unresolved and not home[1] else (False, home[1])
     home_cls = file_index(sources, new.path, "after").get(new.parent)
     above = first(home_cls, new.path)[0] if home_cls is not None else ("", "")
     for base in cls.bases[:idx]:
-        hit, unresolved = first(replace(cls, bases=(base,)), path)
+        hit, unresolved, _ = first(replace(cls, bases=(base,)), path)
         if hit[1] and hit in (home, above):
             return None, ""  # the home comes first or not, depending on the whole hierarchy
         if hit[1]:
@@ -604,6 +617,26 @@ def _only_members(home: Definition, names: set[str]) -> bool:
     )
 
 
+def _lost(change, old: Definition) -> set[str]:
+    """Names of the methods the class holding ``old`` lost in the change."""
+    return {d.name for d in change.removed if d.path == old.path and d.parent == old.parent}
+
+
+def _brings_only(home: Definition | None, lost: set[str]) -> bool:
+    """True when a class that newly lists ``home`` as a base gains nothing from it but methods
+    it lost itself: no other member, class attribute, base, metaclass or class decorator."""
+    if home is None:
+        return False
+    node = home.node
+    assert isinstance(node, ast.ClassDef)
+    return (
+        all(b == "object" for b in home.bases)
+        and not node.keywords
+        and not node.decorator_list
+        and _only_members(home, lost)
+    )
+
+
 def _only_lost(before: Definition, after: Definition, method: Definition, home: str) -> bool:
     """True when a class differs only by the lost method and the new home among its bases."""
     b, a = before.node, after.node
@@ -611,8 +644,16 @@ def _only_lost(before: Definition, after: Definition, method: Definition, home: 
     a_body = a.body  # type: ignore[attr-defined]
     if not kept and len(a_body) == 1 and isinstance(a_body[0], ast.Pass):
         a_body = []
-    bases_after = [dump(x) for x in a.bases if ast.unparse(x).rsplit(".", 1)[-1] != home]  # type: ignore[attr-defined]
-    return dump(kept) == dump(a_body) and bases_after == [dump(x) for x in b.bases]  # type: ignore[attr-defined]
+
+    def bases(cls: ast.AST, home: str = "") -> list[str]:  # ``(object)`` is no base in Python 3
+        names = [ast.unparse(x) for x in cls.bases]  # type: ignore[attr-defined]
+        return [x for x in names if x != "object" and x.rsplit(".", 1)[-1] != home]
+
+    return (
+        dump(kept) == dump(a_body)
+        and bases(a, home) == bases(b, home)
+        and dump(a.keywords) == dump(b.keywords)  # type: ignore[attr-defined]
+    )
 
 
 def _only_replaced(
