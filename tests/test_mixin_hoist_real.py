@@ -216,11 +216,14 @@ GETITEM_ONLY = (
 )
 
 
-def _ptb_variant(tmp_path: Path, base_before: str | None, base_after: str) -> Analysis:
-    """The real commit replayed with another ``Base`` module before and after it."""
+def _ptb_variant(
+    tmp_path: Path, base_before: str | None, base_after: str, edit=lambda text: text
+) -> Analysis:
+    """The real commit replayed with another ``Base`` module before and after it;
+    ``edit(text)`` may change the other modules on both sides alike."""
     files = [f.path for f in corpus_bundle(PTB).files if f.path != PTB_BASE]
-    before = {p: corpus_text(PTB, p, "before") for p in files}
-    after = {p: corpus_text(PTB, p, "after") for p in files}
+    before = {p: edit(corpus_text(PTB, p, "before")) for p in files}
+    after = {p: edit(corpus_text(PTB, p, "after")) for p in files}
     return analyse_commit(
         tmp_path,
         {"telegram/__init__.py": "", PTB_BASE: base_before, **before},
@@ -266,4 +269,23 @@ def test_ptb_existing_base_with_another_member_is_not_pure(tmp_path: Path):
     assert fd.details["equality"] == "byte-identical"
     assert all(s["inherits_new_home"] is True for s in fd.details["sites"])
     assert _audio_class_line() not in fd.explains
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_ptb_slotted_class_gaining_a_base_without_slots_is_not_pure(tmp_path: Path):
+    # Audio declares __slots__: a base without them gives its instances a __dict__ again.
+    def slotted(text: str) -> str:
+        return text.replace(
+            "    def __init__(self,\n                 file_id,\n                 duration,",
+            "    __slots__ = ('file_id', 'duration', 'mime_type', 'file_size')\n\n"
+            "    def __init__(self,\n                 file_id,\n                 duration,",
+        )
+
+    a = _ptb_variant(tmp_path, None, STR_ONLY, slotted)
+    fd = _extracted(a)["Base.__str__"]
+    assert _site(fd, "Audio")["inherits_new_home"] is True
+    assert _audio_class_line() not in fd.explains  # the edit leaves it where it was
+    # The other 13 classes have no __slots__: their class lines are explained.
+    user = corpus_text(PTB, "telegram/user.py")
+    assert ("telegram/user.py", "+", _line_of(user, "class User(Base):")) in fd.explains
     assert a.model.summary.verdict == "refactor-with-behavior-change"

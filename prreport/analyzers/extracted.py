@@ -300,7 +300,7 @@ class ExtractedAnalyzer(Analyzer):
                 and (
                     _base_index(cls, home) is None
                     or _base_index(before_cls, home) is not None
-                    or _brings_only(home_cls, _lost(change, old))
+                    or _brings_only(home_cls, cls, _lost(change, old))
                 )
             ):
                 hb, ha = (before_cls.start, before_cls.end), (cls.start, cls.end)
@@ -622,17 +622,25 @@ def _lost(change, old: Definition) -> set[str]:
     return {d.name for d in change.removed if d.path == old.path and d.parent == old.parent}
 
 
-def _brings_only(home: Definition | None, lost: set[str]) -> bool:
-    """True when a class that newly lists ``home`` as a base gains nothing from it but methods
-    it lost itself: no other member, class attribute, base, metaclass or class decorator."""
+def _brings_only(home: Definition | None, cls: Definition, lost: set[str]) -> bool:
+    """True when ``cls``, newly listing ``home`` as a base, gains nothing from it but methods it
+    lost itself: no other member, class attribute, base, metaclass or class decorator, and no
+    instance ``__dict__`` (a class with ``__slots__`` would get one from a base without)."""
     if home is None:
         return False
-    node = home.node
-    assert isinstance(node, ast.ClassDef)
+    node, own = home.node, cls.node
+    assert isinstance(node, ast.ClassDef) and isinstance(own, ast.ClassDef)
+    slotted = any(
+        isinstance(t, ast.Name) and t.id == "__slots__"
+        for st in own.body
+        if isinstance(st, (ast.Assign, ast.AnnAssign))
+        for t in (st.targets if isinstance(st, ast.Assign) else [st.target])
+    )
     return (
         all(b == "object" for b in home.bases)
         and not node.keywords
         and not node.decorator_list
+        and not slotted
         and _only_members(home, lost)
     )
 
