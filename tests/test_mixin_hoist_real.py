@@ -189,22 +189,16 @@ def test_astroid_base_container_same_helper_spelled_through_its_module():
     assert a.model.summary.verdict == "refactor-with-behavior-change"
 
 
-def test_scrapy_imports_follow_the_hoisted_methods_even_where_a_call_was_rewrapped():
+def test_scrapy_imports_of_both_commands_follow_the_hoisted_methods_even_rewrapped():
     # crawl.py called feed_process_params_from_cli(...) on one line, common_commands.py wraps
     # the same statement over two: the import moved with the code, it was not dropped and added.
     a = corpus_analysis("scrapy-dcf7235f")
     moved = {(f.symbol, f.details["from_path"]) for f in a.findings if f.kind == "import.moved"}
-    assert {
-        ("ScrapyCommand", "scrapy/commands/crawl.py"),
-        ("arglist_to_dict", "scrapy/commands/crawl.py"),
-        ("feed_process_params_from_cli", "scrapy/commands/crawl.py"),
-    } <= moved
-    crawl_removed = {
-        f.symbol
-        for f in a.findings
-        if f.kind == "import.removed" and f.path == "scrapy/commands/crawl.py"
-    }
-    assert "feed_process_params_from_cli" not in crawl_removed
+    # Both commands' imports went to the one import block of the shared base.
+    names = ("ScrapyCommand", "arglist_to_dict", "feed_process_params_from_cli")
+    files = ("scrapy/commands/crawl.py", "scrapy/commands/runspider.py")
+    assert moved == {(n, f) for n in names for f in files}
+    assert not [f for f in a.findings if f.kind == "import.removed"]
 
 
 PTB = "python-telegram-bot-ce852de9"

@@ -505,26 +505,28 @@ def _cross_file(
         if ident is None:
             out.append(m)
             continue
-        src = next(
-            (
-                r
-                for r in removed
-                if id(r) not in taken
-                and r.path != m.path
-                and rid[id(r)] == ident
-                and r.before is not None
-                and r.before.type_checking == a.type_checking
-                and _moved_with_code(sources, files[r.path], r.before, files[m.path], a)
-            ),
-            None,
-        )
-        if src is None:
+        # Code from several files merged into one (methods hoisted into a shared base class):
+        # the one import there is where each of their imports went.
+        srcs = [
+            r
+            for r in removed
+            if id(r) not in taken
+            and r.path != m.path
+            and rid[id(r)] == ident
+            and r.before is not None
+            and r.before.type_checking == a.type_checking
+            and _moved_with_code(sources, files[r.path], r.before, files[m.path], a)
+        ]
+        if not srcs:
             out.append(m)
             continue
-        taken.add(id(src))
-        out.append(
-            ImportMove("moved", m.path, src.before, a, m.merged_into_existing, before_path=src.path)
-        )
+        for src in srcs:
+            taken.add(id(src))
+            out.append(
+                ImportMove(
+                    "moved", m.path, src.before, a, m.merged_into_existing, before_path=src.path
+                )
+            )
     return [m for m in moves if m.kind != "added" and id(m) not in taken] + out
 
 
