@@ -283,3 +283,17 @@ def test_ptb_slotted_class_gaining_a_base_without_slots_is_not_pure(tmp_path: Pa
     user = corpus_text(PTB, "telegram/user.py")
     assert ("telegram/user.py", "+", _line_of(user, "class User(Base):")) in fd.explains
     assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+def test_ptb_base_declaring_the_attribute_it_expects_is_still_pure(tmp_path: Path):
+    # ``to_json: object`` binds nothing: an annotation of what the host provides.
+    declared = STR_ONLY.replace("    def __str__", "    to_json: object\n\n    def __str__")
+    a = _ptb_variant(tmp_path, None, declared)
+    fd = _extracted(a)["Base.__str__"]
+    assert _audio_class_line() in fd.explains
+    assert a.model.summary.verdict == "pure-refactor"
+    # With a value it is a class attribute every subclass now inherits.
+    valued = STR_ONLY.replace("    def __str__", "    to_json = None\n\n    def __str__")
+    b = _ptb_variant(tmp_path / "valued", None, valued)
+    assert _audio_class_line() not in _extracted(b)["Base.__str__"].explains
+    assert b.model.summary.verdict == "refactor-with-behavior-change"

@@ -610,10 +610,14 @@ def _unparsed_residual(old: ast.AST, new: ast.AST) -> list[str]:
 
 
 def _only_members(home: Definition, names: set[str]) -> bool:
-    """True when a new class holds nothing but the extracted methods (and a docstring)."""
+    """True when a new class holds nothing but the extracted methods, a docstring and
+    annotations without a value (``staging_requests: dict``: the attributes a mixin expects
+    of its host, which bind nothing)."""
     body = strip_docstring(home.node.body)  # type: ignore[attr-defined]
     return all(
-        isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names for st in body
+        (isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names)
+        or (isinstance(st, ast.AnnAssign) and st.value is None and isinstance(st.target, ast.Name))
+        for st in body
     )
 
 
