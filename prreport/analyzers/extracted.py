@@ -6,7 +6,7 @@ import ast
 import builtins
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import (
@@ -20,7 +20,14 @@ from prreport.analyzers._defs import (
     segment,
     strip_docstring,
 )
-from prreport.analyzers._equiv import module_bindings
+from prreport.analyzers._equiv import (
+    bindings,
+    canonical,
+    imports_in,
+    locally_bound,
+    module_bindings,
+    rebound_builtins,
+)
 from prreport.analyzers._equiv import module_of as module_path
 from prreport.analyzers._expand import (
     OrdinalNames,
@@ -77,6 +84,9 @@ class _Site:
     holder_before: tuple[int, int] | None = None
     holder_after: tuple[int, int] | None = None
     shadowed_by: str = ""  # another base the MRO finds the method in first
+    # What in a mixin member's body depends on the class it is written in (``super()``,
+    # ``__class__``, ``self.__private``): equal text, but not proven to do the same there.
+    class_relative: tuple[str, ...] = ()
 
 
 def _equality(
@@ -252,27 +262,34 @@ class ExtractedAnalyzer(Analyzer):
         if new.kind != "method":
             return []
         home = new.parent.rsplit(".", 1)[-1]
+        home_cls = file_index(sources, new.path, "after").get(new.parent)
         sites = []
         for old in change.removed:
             if old.kind != "method" or old.name != new.name or old.parent == new.parent:
                 continue
             f = change.file_of[old.path]
-            keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
-            eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
-            if eq is None:
-                continue
             cls = (
                 file_index(sources, f.path, "after").get(old.parent)
                 if f.after is not None
                 else None
             )
-            inherits = cls is not None and any(b.rsplit(".", 1)[-1] == home for b in cls.bases)
+            keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
+            eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
+            if eq in (None, "different") and _canonical_member(
+                sources, old, "before"
+            ) == _canonical_member(sources, new, "after"):
+                eq = "modulo-renames"  # the same objects spelled otherwise (``m.f`` / ``f``)
+            lists_home = cls is not None and _base_index(cls, home) is not None
+            if eq is None and lists_home and _edited_copy(old.node, new.node):
+                # The class now inherits the new home in place of its own copy, which was
+                # edited on the way: the same method, reported with what changed.
+                eq = "different"
+            if eq is None:
+                continue
+            inherits: bool | None = False
             shadow = ""
-            if cls is not None and inherits:
-                # The MRO must reach the new home before any other base defining the method.
-                hit = find_in_bases(sources, f.path, "after", cls, new.name).base
-                if hit is not None and hit.qualname != new.qualname:
-                    inherits, shadow = False, hit.qualname
+            if cls is not None:
+                inherits, shadow = _mro_reaches(sources, f.path, cls, new)
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
             if (
@@ -280,9 +297,14 @@ class ExtractedAnalyzer(Analyzer):
                 and before_cls is not None
                 and inherits
                 and _only_lost(before_cls, cls, old, home)
+                and (
+                    _base_index(cls, home) is None
+                    or _base_index(before_cls, home) is not None
+                    or _brings_only(home_cls, cls, _lost(change, old))
+                )
             ):
                 hb, ha = (before_cls.start, before_cls.end), (cls.start, cls.end)
-            res = tuple(residual(old.text, new.text)) if eq == "different" else ()
+            res = tuple(_unparsed_residual(old.node, new.node)) if eq == "different" else ()
             sites.append(
                 _Site(
                     f.path,
@@ -297,6 +319,7 @@ class ExtractedAnalyzer(Analyzer):
                     hb,
                     ha,
                     shadow,
+                    tuple(_class_relative(old.node)),
                 )
             )
         return sites
@@ -309,7 +332,10 @@ class ExtractedAnalyzer(Analyzer):
         worst = max((s.equality for s in sites), key=_ORDER.__getitem__)
         mixin = bool(sites[0].cls)
         ex: list[tuple[str, str, int]] = []
-        if worst != "different" and all(s.inherits is not False for s in sites):
+        # A mixin member explains the removed copies only where the MRO is proven to reach it.
+        if worst != "different" and (
+            not mixin or all(s.inherits is True and not s.class_relative for s in sites)
+        ):
             added_new = sources.changed(f_new).added
             ex += explains(
                 f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new)
@@ -358,6 +384,7 @@ class ExtractedAnalyzer(Analyzer):
                     "class": s.cls,
                     "inherits_new_home": s.inherits,
                     "shadowed_by": s.shadowed_by,
+                    "class_relative": list(s.class_relative),
                 }
                 for s in sorted(sites, key=lambda s: (s.path, s.start))
             ],
@@ -472,11 +499,153 @@ def _import_lines(sources: SourceFiles, f: FileChange, name: str) -> list[tuple[
     return out
 
 
+def _base_index(cls: Definition, home: str) -> int | None:
+    """Position among ``cls``'s bases of the one named ``home`` (``mixins.Home``, ``Home[T]``)."""
+    for i, base in enumerate(cls.bases):
+        if base.partition("[")[0].strip().rsplit(".", 1)[-1] == home:
+            return i
+    return None
+
+
+def _mro_reaches(
+    sources: SourceFiles, path: str, cls: Definition, new: Definition
+) -> tuple[bool | None, str]:
+    """Whether ``cls`` (after) now gets ``new``'s method from ``new``'s class, its new home.
+
+    ``(True, "")`` when the C3 MRO reaches the home before any other definition of the method;
+    ``(False, where)`` when it reaches ``where`` first (the class itself still binding the name,
+    a base listed before the home, or a same-named base that is another class), or never
+    reaches the home; ``(None, "")`` when that cannot be said: a base that does not resolve, or
+    an order that depends on the whole hierarchy (diamonds). When the home is a direct base,
+    the bases listed before it and their ancestors are searched; otherwise the home must be
+    found along first bases or single inheritance (``ForceReply(ReplyMarkup)``,
+    ``ReplyMarkup(Base)``). Ancestors deeper than the base-class search goes are not seen."""
+    own = file_index(sources, path, "after").get(f"{cls.qualname}.{new.name}")
+    if own is not None:
+        return False, own.qualname
+    target = (new.path, new.qualname)
+
+    def first(holder: Definition, in_path: str) -> tuple[tuple[str, str], bool, bool]:
+        """(path, qualname) of the first definition of the method along ``holder``'s bases
+        (empty when none), whether a base on the way did not resolve, and whether the C3 MRO
+        must find it first too."""
+        lk = find_in_bases(sources, in_path, "after", holder, new.name)
+        found = (lk.base_path, lk.base.qualname) if lk.base is not None else ("", "")
+        return found, bool(lk.unresolved), lk.linear
+
+    idx = _base_index(cls, new.parent.rsplit(".", 1)[-1])
+    if idx is None:
+        hit, unresolved, linear = first(cls, path)
+        if not hit[1]:
+            return (None if unresolved else False), ""
+        if not linear:
+            return None, ""
+        return (True, "") if hit == target else (False, hit[1])
+    home, unresolved, _ = first(replace(cls, bases=(cls.bases[idx],)), path)
+    if home != target:
+        return (None, "") if unresolved and not home[1] else (False, home[1])
+    home_cls = file_index(sources, new.path, "after").get(new.parent)
+    above = first(home_cls, new.path)[0] if home_cls is not None else ("", "")
+    for base in cls.bases[:idx]:
+        hit, unresolved, _ = first(replace(cls, bases=(base,)), path)
+        if hit[1] and hit in (home, above):
+            return None, ""  # the home comes first or not, depending on the whole hierarchy
+        if hit[1]:
+            return False, hit[1]
+        if unresolved:
+            return None, ""
+    return True, ""
+
+
+def _canonical_member(sources: SourceFiles, d: Definition, side: str) -> str:
+    """A method with docstrings and annotations dropped and every imported or module-level
+    object spelled by its full name (``node_classes.const_factory`` in one module is
+    ``const_factory`` in ``node_classes``), so copies in two modules compare alike."""
+    tree = sources.tree(d.path, side)
+    if tree is None:
+        return ""
+
+    def module_names() -> tuple[dict[str, str], set[str]]:
+        module = module_path(d.path)
+        top = {
+            x.name: f"{module}.{x.name}"
+            for x in file_index(sources, d.path, side).values()
+            if not x.parent and x.kind != "import"
+        }
+        return {**top, **module_bindings(tree, d.path)}, rebound_builtins(tree)
+
+    names, rebound = sources.memo(d.path, side, "extracted-member-names", module_names)
+    own = bindings(imports_in(d.node), d.path)
+    shadowed = locally_bound(d.node) - set(own)
+    return dump(canonical(d.node, {**names, **own}, shadowed, rebound))
+
+
+def _class_relative(fn: ast.AST) -> list[str]:
+    """What a method's body resolves through the class it is written in: ``super``,
+    ``__class__`` and private (name-mangled) ``__names``."""
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+        if name in ("super", "__class__") or (
+            isinstance(name, str) and name.startswith("__") and not name.endswith("__")
+        ):
+            out.add(name)
+    return sorted(out)
+
+
+def _edited_copy(old: ast.AST, new: ast.AST) -> bool:
+    """True when two methods of one name take the same parameters and run the same kinds of
+    statements in the same order: one method edited on its way, not another method."""
+    if not isinstance(old, (ast.FunctionDef, ast.AsyncFunctionDef)) or type(old) is not type(new):
+        return False
+    assert isinstance(new, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return dump(old.args) == dump(new.args) and [type(x) for x in strip_docstring(old.body)] == [
+        type(x) for x in strip_docstring(new.body)
+    ]
+
+
+def _unparsed_residual(old: ast.AST, new: ast.AST) -> list[str]:
+    """The lines that differ between two definitions printed alike (layout and comments aside)."""
+    return residual(ast.unparse(old), ast.unparse(new))
+
+
 def _only_members(home: Definition, names: set[str]) -> bool:
-    """True when a new class holds nothing but the extracted methods (and a docstring)."""
+    """True when a new class holds nothing but the extracted methods, a docstring and
+    annotations without a value (``staging_requests: dict``: the attributes a mixin expects
+    of its host, which bind nothing)."""
     body = strip_docstring(home.node.body)  # type: ignore[attr-defined]
     return all(
-        isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names for st in body
+        (isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in names)
+        or (isinstance(st, ast.AnnAssign) and st.value is None and isinstance(st.target, ast.Name))
+        for st in body
+    )
+
+
+def _lost(change, old: Definition) -> set[str]:
+    """Names of the methods the class holding ``old`` lost in the change."""
+    return {d.name for d in change.removed if d.path == old.path and d.parent == old.parent}
+
+
+def _brings_only(home: Definition | None, cls: Definition, lost: set[str]) -> bool:
+    """True when ``cls``, newly listing ``home`` as a base, gains nothing from it but methods it
+    lost itself: no other member, class attribute, base, metaclass or class decorator, and no
+    instance ``__dict__`` (a class with ``__slots__`` would get one from a base without)."""
+    if home is None:
+        return False
+    node, own = home.node, cls.node
+    assert isinstance(node, ast.ClassDef) and isinstance(own, ast.ClassDef)
+    slotted = any(
+        isinstance(t, ast.Name) and t.id == "__slots__"
+        for st in own.body
+        if isinstance(st, (ast.Assign, ast.AnnAssign))
+        for t in (st.targets if isinstance(st, ast.Assign) else [st.target])
+    )
+    return (
+        all(b == "object" for b in home.bases)
+        and not node.keywords
+        and not node.decorator_list
+        and not slotted
+        and _only_members(home, lost)
     )
 
 
@@ -487,8 +656,16 @@ def _only_lost(before: Definition, after: Definition, method: Definition, home: 
     a_body = a.body  # type: ignore[attr-defined]
     if not kept and len(a_body) == 1 and isinstance(a_body[0], ast.Pass):
         a_body = []
-    bases_after = [dump(x) for x in a.bases if ast.unparse(x).rsplit(".", 1)[-1] != home]  # type: ignore[attr-defined]
-    return dump(kept) == dump(a_body) and bases_after == [dump(x) for x in b.bases]  # type: ignore[attr-defined]
+
+    def bases(cls: ast.AST, home: str = "") -> list[str]:  # ``(object)`` is no base in Python 3
+        names = [ast.unparse(x) for x in cls.bases]  # type: ignore[attr-defined]
+        return [x for x in names if x != "object" and x.rsplit(".", 1)[-1] != home]
+
+    return (
+        dump(kept) == dump(a_body)
+        and bases(a, home) == bases(b, home)
+        and dump(a.keywords) == dump(b.keywords)  # type: ignore[attr-defined]
+    )
 
 
 def _only_replaced(

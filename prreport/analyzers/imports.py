@@ -428,6 +428,25 @@ def _code_lines(
     return out
 
 
+def _code_statements(sources: SourceFiles, f: FileChange, side: str, name: str) -> set[str]:
+    """Simple statements on changed lines of one side of ``f`` that use ``name``, printed alike
+    (a call wrapped over several lines is the statement it was on one)."""
+    tree = sources.tree(f.before_path if side == "before" else f.path, side)
+    if tree is None:
+        return set()
+    changed = sources.changed(f)
+    numbers = set(changed.removed if side == "before" else changed.added)
+    root = name.split(".")[0]
+    return {
+        ast.unparse(st)
+        for st in ast.walk(tree)
+        if isinstance(st, ast.stmt)
+        and not hasattr(st, "body")
+        and any(n in numbers for n in range(st.lineno, (st.end_lineno or st.lineno) + 1))
+        and any(isinstance(x, ast.Name) and x.id == root for x in ast.walk(st))
+    }
+
+
 def _moved_with_code(
     sources: SourceFiles, src: FileChange, b: ImportBinding, dst: FileChange, a: ImportBinding
 ) -> bool:
@@ -437,6 +456,10 @@ def _moved_with_code(
         return False
     came = _code_lines(sources, dst, "after", a.bound, range(a.stmt_line, a.stmt_end_line + 1))
     if gone & came:
+        return True
+    if _code_statements(sources, src, "before", b.bound) & _code_statements(
+        sources, dst, "after", a.bound
+    ):
         return True
     # moved with small edits (``"k": f(x),`` -> ``return f(x)``): mostly the same text
     return any(
@@ -482,26 +505,28 @@ def _cross_file(
         if ident is None:
             out.append(m)
             continue
-        src = next(
-            (
-                r
-                for r in removed
-                if id(r) not in taken
-                and r.path != m.path
-                and rid[id(r)] == ident
-                and r.before is not None
-                and r.before.type_checking == a.type_checking
-                and _moved_with_code(sources, files[r.path], r.before, files[m.path], a)
-            ),
-            None,
-        )
-        if src is None:
+        # Code from several files merged into one (methods hoisted into a shared base class):
+        # the one import there is where each of their imports went.
+        srcs = [
+            r
+            for r in removed
+            if id(r) not in taken
+            and r.path != m.path
+            and rid[id(r)] == ident
+            and r.before is not None
+            and r.before.type_checking == a.type_checking
+            and _moved_with_code(sources, files[r.path], r.before, files[m.path], a)
+        ]
+        if not srcs:
             out.append(m)
             continue
-        taken.add(id(src))
-        out.append(
-            ImportMove("moved", m.path, src.before, a, m.merged_into_existing, before_path=src.path)
-        )
+        for src in srcs:
+            taken.add(id(src))
+            out.append(
+                ImportMove(
+                    "moved", m.path, src.before, a, m.merged_into_existing, before_path=src.path
+                )
+            )
     return [m for m in moves if m.kind != "added" and id(m) not in taken] + out
 
 
