@@ -12,7 +12,9 @@ Sources and rules (precision first: what is written is certain, the rest is left
 
 - Modules: the newest typeshed's ``stdlib/VERSIONS`` (``X.Y-`` ranges; a module with an upper
   bound was removed, so it is left out). Only modules of ``sys.stdlib_module_names`` (typeshed
-  also stubs ``typing_extensions``), without a leading underscore.
+  also stubs ``typing_extensions``), without a leading underscore; a submodule only when this
+  interpreter's standard library has its source (VERSIONS does not record every removed
+  submodule: ``xml.etree.cElementTree`` went in 3.9).
 - Names: the stubs' module-level bindings, under ``if sys.version_info >= (3, N)`` (added in
   3.N), ``<`` and ``else`` branches (removed later), ``sys.platform`` tests (not on every
   platform: left out). A name must exist with no end in the newest stubs. An unguarded name
@@ -277,6 +279,8 @@ def build(work: Path) -> dict[str, object]:
             continue
         if any(p.startswith("_") for p in module.split(".")):
             continue
+        if "." in module and _source(module) is None:
+            continue  # a submodule this Python no longer has (xml.etree.cElementTree)
         bound = new.names(module)
         stub = new.path(module)
         public = [s for n, s in bound.items() if not n.startswith("_")]
