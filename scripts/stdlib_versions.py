@@ -27,6 +27,8 @@ Sources and rules (precision first: what is written is certain, the rest is left
   (``pwd``, ``msvcrt``), or whose module-level imports (read from this interpreter's sources)
   reach an extension built only when a system library is present (``_OPTIONAL_EXTENSIONS``:
   ``ssl``, ``sqlite3``, ``lzma``...), are left out.
+- Names this interpreter's modules do not have although typeshed dates them earlier (stub-only
+  names such as ``builtins.ellipsis``, attributes set later such as ``sys.ps1``) are left out.
 - Provisional modules (PEP 411) gained names in bugfix releases: their names are dated no
   earlier than the last provisional version (``_PROVISIONAL``).
 
@@ -36,14 +38,17 @@ The file maps ``modules`` to ``"3.N"`` and ``names`` to ``{module: {"3.N": "name
 from __future__ import annotations
 
 import ast
+import importlib
 import json
+import pkgutil
 import re
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +65,8 @@ _OPTIONAL_EXTENSIONS = frozenset(
 )
 # PEP 411 provisional modules and their last provisional minor (the docs of 3.6 / 3.7).
 _PROVISIONAL = {"asyncio": 5, "typing": 7}
+# Modules whose import opens a browser, prints, or starts a GUI: their names stay unverified.
+_ACTS_ON_IMPORT = frozenset({"antigravity", "this", "idlelib", "turtle", "turtledemo", "tkinter"})
 _ONLY_FROM = re.compile(r"#\s*(\w+) is only present in 3\.(\d+) and later")
 _INF = 99
 
@@ -249,6 +256,20 @@ def _needs_optional(module: str, seen: set[str]) -> bool:
     return False
 
 
+def _runtime_has(module: str) -> Callable[[str], bool]:
+    """Whether ``module`` has a name in this interpreter (never, when importing it would act)."""
+    if module.split(".")[0] in _ACTS_ON_IMPORT:
+        return lambda name: False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            mod = importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - not importable here: nothing verified
+            return lambda name: False
+    subs = {m.name for m in pkgutil.iter_modules(getattr(mod, "__path__", []))}
+    return lambda name: name in subs or hasattr(mod, name)
+
+
 def _extract(requirement: str, work: Path) -> Path:
     dest = work / requirement.replace("==", "-")
     subprocess.run(
@@ -295,12 +316,15 @@ def build(work: Path) -> dict[str, object]:
         first = rng[0]
         modules[module] = f"3.{first}"
         old_bound = old.names(module)
+        here = _runtime_has(module)
         for name, spans in bound.items():
             if name.startswith("_"):
                 continue
             since = _since(spans)
             if since is None:
                 continue
+            if since <= sys.version_info[1] and not here(name):
+                continue  # a stub-only name (builtins.ellipsis) or one set later (sys.ps1)
             if since <= new_floor:  # unguarded now: dated only by the old snapshot
                 was = _since(old_bound.get(name, []))
                 if was is None:
