@@ -304,3 +304,23 @@ def test_a_first_party_module_shadowing_the_standard_library_is_not_certain(tmp_
         tmp_path / "b", _try(body), body + "\n", ">=3.11", {"tomllib.py": "loads = None\n"}
     )
     assert shadowed is not None and shadowed.details["proven"] is False
+    # Deleted together with the fallback: before the change the shim is what imported.
+    before, after = _poetry()
+    text, helpers_after = before[HELPERS], after[HELPERS]
+    assert text is not None and helpers_after is not None
+    a = analyse_commit(
+        tmp_path / "c",
+        {
+            HELPERS: text.replace(_FALLBACK, _try(body)),
+            "pyproject.toml": POETRY_PYPROJECT.replace('python = "^3.6"', 'python = ">=3.11"'),
+            "tomllib.py": "loads = None\n",
+        },
+        {
+            HELPERS: helpers_after.replace(
+                "from collections.abc", "import tomllib\nfrom collections.abc"
+            ),
+            "tomllib.py": None,
+        },
+    )
+    [deleted] = [fd for fd in _drops(a) if fd.path == HELPERS]
+    assert deleted.details["proven"] is False

@@ -199,7 +199,12 @@ class _Truth:
             return ""
         if self._paths is None:
             self._paths = python_module_paths(self.bundle)
-        first_party = {m.split(".")[0] for m in self._paths}
+        # A first-party module of that name (at head, or deleted by this PR) is what imported.
+        heads = self.bundle.head_paths
+        gone = [
+            python_module_path(f.before_path, heads or (f.before_path,)) for f in self.bundle.files
+        ]
+        first_party = {m.split(".")[0] for m in [*self._paths, *gone]}
         parts: list[str] = []
         for module, name in imported:
             why = (
