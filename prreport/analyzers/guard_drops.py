@@ -303,19 +303,34 @@ def _caught(node: ast.Try) -> list[str]:
 
 
 def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None:
-    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing)."""
-    wanted = [dump(s) for s in block if isinstance(s, _IMPORTS)]
+    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing).
+
+    An import merged into another import statement of the same scope (``from contextlib import
+    asynccontextmanager, contextmanager``) is kept too; that statement's line is not listed: it
+    also imports other names, which the import analyzers account for.
+    """
+    wanted = [s for s in block if isinstance(s, _IMPORTS)]
     if not wanted:
         return []
     body = after.body if isinstance(after, (ast.Module, *_DEFS)) else []
-    have = {dump(s): s for s in body if isinstance(s, _IMPORTS)}
+    imports = [s for s in body if isinstance(s, _IMPORTS)]
+    have = {dump(s): s for s in imports}
+    bound = {_binding(s, a) for s in imports for a in s.names}
     lines: list[int] = []
     for w in wanted:
-        st = have.get(w)
-        if st is None:
+        st = have.get(dump(w))
+        if st is not None:
+            lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
+        elif not all(_binding(w, a) in bound for a in w.names):
             return None
-        lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
     return lines
+
+
+def _binding(st: ast.Import | ast.ImportFrom, alias: ast.alias) -> tuple[object, ...]:
+    """What one name of an import statement binds, whatever else the statement imports."""
+    if isinstance(st, ast.ImportFrom):
+        return ("from", st.module, st.level, alias.name, alias.asname)
+    return ("import", alias.name, alias.asname)
 
 
 def _lines(sources: SourceFiles, path: str, side: str) -> list[str]:
