@@ -297,3 +297,36 @@ def test_ptb_base_declaring_the_attribute_it_expects_is_still_pure(tmp_path: Pat
     b = _ptb_variant(tmp_path / "valued", None, valued)
     assert _audio_class_line() not in _extracted(b)["Base.__str__"].explains
     assert b.model.summary.verdict == "refactor-with-behavior-change"
+
+
+INFER_NAME = "    def _infer_name(self, frame, name):\n        return name\n"
+
+
+def test_mixin_taking_a_second_method_from_two_of_its_users_explains_only_their_class_lines(
+    tmp_path: Path,
+):
+    # Global and Nonlocal also hand their identical _infer_name to NoChildrenMixin: their class
+    # lines are explained by the two moves; Pass, Name and the rest now gain an _infer_name.
+    def also_infer_name(side: str, text: str) -> str:
+        if side == "before":
+            return text
+        for owner in ("Global", "Nonlocal"):
+            init = f"        super({owner}, self).__init__(lineno, col_offset, parent)\n"
+            text = text.replace(init + "\n" + INFER_NAME, init)
+        mixin = '"""Mixin for nodes with no children, e.g. Pass."""\n'
+        return text.replace(mixin, mixin + INFER_NAME + "\n")
+
+    a = _astroid_variant(tmp_path, NAME_AFTER, also_infer_name)
+    found = _extracted(a)
+    assert found["NoChildrenMixin._infer_name"].details["former_owners"] == ["Global", "Nonlocal"]
+    get_children = found["NoChildrenMixin.get_children"]
+    nodes = a.bundle.file(NODES).after
+    assert nodes is not None and nodes.count(INFER_NAME) == 1  # TryExcept keeps its own
+    for line, explained in (
+        ("class Global(mixins.NoChildrenMixin, Statement):", True),
+        ("class Nonlocal(mixins.NoChildrenMixin, Statement):", True),
+        ("class Pass(mixins.NoChildrenMixin, Statement):", False),
+        (NAME_AFTER, False),
+    ):
+        assert ((NODES, "+", _line_of(nodes, line)) in get_children.explains) is explained, line
+    assert a.model.summary.verdict == "refactor-with-behavior-change"

@@ -263,6 +263,11 @@ class ExtractedAnalyzer(Analyzer):
             return []
         home = new.parent.rsplit(".", 1)[-1]
         home_cls = file_index(sources, new.path, "after").get(new.parent)
+        home_members = {
+            st.name
+            for st in (home_cls.node.body if home_cls is not None else ())  # type: ignore[attr-defined]
+            if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef)
+        } or {new.name}
         sites = []
         for old in change.removed:
             if old.kind != "method" or old.name != new.name or old.parent == new.parent:
@@ -296,7 +301,7 @@ class ExtractedAnalyzer(Analyzer):
                 cls is not None
                 and before_cls is not None
                 and inherits
-                and _only_lost(before_cls, cls, old, home)
+                and _only_lost(before_cls, cls, _lost(change, old) & home_members, home)
                 and (
                     _base_index(cls, home) is None
                     or _base_index(before_cls, home) is not None
@@ -649,10 +654,15 @@ def _brings_only(home: Definition | None, cls: Definition, lost: set[str]) -> bo
     )
 
 
-def _only_lost(before: Definition, after: Definition, method: Definition, home: str) -> bool:
-    """True when a class differs only by the lost method and the new home among its bases."""
+def _only_lost(before: Definition, after: Definition, moved: set[str], home: str) -> bool:
+    """True when a class differs only by the methods it lost to the new home (``moved``) and
+    the new home among its bases."""
     b, a = before.node, after.node
-    kept = [st for st in b.body if st is not method.node]  # type: ignore[attr-defined]
+    kept = [
+        st
+        for st in b.body  # type: ignore[attr-defined]
+        if not (isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in moved)
+    ]
     a_body = a.body  # type: ignore[attr-defined]
     if not kept and len(a_body) == 1 and isinstance(a_body[0], ast.Pass):
         a_body = []
