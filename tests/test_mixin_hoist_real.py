@@ -329,4 +329,13 @@ def test_mixin_taking_a_second_method_from_two_of_its_users_explains_only_their_
         (NAME_AFTER, False),
     ):
         assert ((NODES, "+", _line_of(nodes, line)) in get_children.explains) is explained, line
+    # The new mixin's own lines go with either member; each member's body with its own move.
+    mixins = a.bundle.file(MIXINS).after
+    assert mixins is not None
+    header = _line_of(mixins, "class NoChildrenMixin:")
+    infer = header + 2  # after the docstring line (ImportFromMixin has an _infer_name too)
+    assert mixins.splitlines()[infer - 1] == "    def _infer_name(self, frame, name):"
+    assert (MIXINS, "+", header) in get_children.explains
+    assert (MIXINS, "+", infer) not in get_children.explains
+    assert (MIXINS, "+", infer) in found["NoChildrenMixin._infer_name"].explains
     assert a.model.summary.verdict == "refactor-with-behavior-change"

@@ -15,6 +15,7 @@ from prreport.analyzers._defs import (
     dump,
     explains,
     file_index,
+    first_line,
     lines_with_blanks,
     residual,
     segment,
@@ -346,14 +347,25 @@ class ExtractedAnalyzer(Analyzer):
                 f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new)
             )
             home = file_index(sources, f_new.path, "after").get(new.parent) if mixin else None
-            if (
-                home is not None
-                and home in change.added
-                and _only_members(home, {s.scope.rsplit(".", 1)[-1] for s in sites})
-            ):
-                ex += explains(
-                    f_new.path, "+", lines_with_blanks(f_new.after, home.start, home.end, added_new)
-                )
+            if home is not None and home in change.added:
+                # A new home holding only methods its users lost: its own lines (header,
+                # docstring) with this member; each other member is its own finding's.
+                owners = {(s.path, s.cls) for s in sites}
+                lost = {
+                    d.name
+                    for d in change.removed
+                    if (change.file_of[d.path].path, d.parent) in owners
+                }
+                if _only_members(home, lost | {new.name}):
+                    others = {
+                        n
+                        for st in home.node.body  # type: ignore[attr-defined]
+                        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and st.name != new.name
+                        for n in range(first_line(st), (st.end_lineno or st.lineno) + 1)
+                    }
+                    own = lines_with_blanks(f_new.after, home.start, home.end, added_new)
+                    ex += explains(f_new.path, "+", [n for n in own if n not in others])
             for s in sites:
                 f = change.file_of[s.path]
                 cl = sources.changed(f)
