@@ -339,3 +339,41 @@ def test_mixin_taking_a_second_method_from_two_of_its_users_explains_only_their_
     assert (MIXINS, "+", infer) not in get_children.explains
     assert (MIXINS, "+", infer) in found["NoChildrenMixin._infer_name"].explains
     assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+SCRAPY = "scrapy-dcf7235f"
+SCRAPY_BASE = "scrapy/commands/common_commands.py"
+
+
+def test_hoisted_body_whose_global_means_another_object_in_the_base_module_is_not_proven(
+    tmp_path: Path,
+):
+    # The shared base defines its own arglist_to_dict instead of importing scrapy.utils.conf's:
+    # process_options reads the same, but calls another function now.
+    own = 'def arglist_to_dict(arglist):\n    return dict(x.split("=", 1) for x in arglist)\n'
+    files = [f.path for f in corpus_bundle(SCRAPY).files]
+    before = {p: corpus_text(SCRAPY, p, "before") for p in files if p != SCRAPY_BASE}
+    after = {p: corpus_text(SCRAPY, p, "after") for p in files}
+    conf = "from scrapy.utils.conf import arglist_to_dict, feed_process_params_from_cli\n"
+    assert conf in after[SCRAPY_BASE]
+    after[SCRAPY_BASE] = after[SCRAPY_BASE].replace(
+        conf, "from scrapy.utils.conf import feed_process_params_from_cli\n\n\n" + own
+    )
+    a = analyse_commit(
+        tmp_path,
+        {"scrapy/__init__.py": "", "scrapy/commands/__init__.py": "", **before},
+        after,
+        message="Code sharing between crawl and runspider command (#4552)",
+    )
+    fd = _extracted(a)["CommonCommands.process_options"]
+    assert fd.details["equality"] == "modulo-renames"
+    assert {tuple(s["rebound_globals"]) for s in fd.details["sites"]} == {("arglist_to_dict",)}
+    assert fd.details["behavior_change"] is False
+    assert not fd.explains
+    # Unchanged, the same copies are proven (test above): only the rebinding stops them.
+    assert all(
+        not s["rebound_globals"]
+        for s in _extracted(corpus_analysis(SCRAPY))["CommonCommands.process_options"].details[
+            "sites"
+        ]
+    )

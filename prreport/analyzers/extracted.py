@@ -88,6 +88,8 @@ class _Site:
     # What in a mixin member's body depends on the class it is written in (``super()``,
     # ``__class__``, ``self.__private``): equal text, but not proven to do the same there.
     class_relative: tuple[str, ...] = ()
+    # Global names the member's body means other objects by in its new module.
+    rebound: tuple[str, ...] = ()
 
 
 def _equality(
@@ -326,6 +328,7 @@ class ExtractedAnalyzer(Analyzer):
                     ha,
                     shadow,
                     tuple(_class_relative(old.node)),
+                    tuple(_rebound_globals(sources, old, new)),
                 )
             )
         return sites
@@ -340,7 +343,8 @@ class ExtractedAnalyzer(Analyzer):
         ex: list[tuple[str, str, int]] = []
         # A mixin member explains the removed copies only where the MRO is proven to reach it.
         if worst != "different" and (
-            not mixin or all(s.inherits is True and not s.class_relative for s in sites)
+            not mixin
+            or all(s.inherits is True and not s.class_relative and not s.rebound for s in sites)
         ):
             added_new = sources.changed(f_new).added
             ex += explains(
@@ -402,6 +406,7 @@ class ExtractedAnalyzer(Analyzer):
                     "inherits_new_home": s.inherits,
                     "shadowed_by": s.shadowed_by,
                     "class_relative": list(s.class_relative),
+                    "rebound_globals": list(s.rebound),
                 }
                 for s in sorted(sites, key=lambda s: (s.path, s.start))
             ],
@@ -574,27 +579,56 @@ def _mro_reaches(
     return True, ""
 
 
+def _module_names(sources: SourceFiles, path: str, side: str) -> tuple[dict[str, str], set[str]]:
+    """The full name of every module-level binding of a file side (its imports, and its own
+    definitions as ``module.name``), and the builtins it rebinds."""
+    tree = sources.tree(path, side)
+    if tree is None:
+        return {}, set()
+
+    def build() -> tuple[dict[str, str], set[str]]:
+        module = module_path(path)
+        top = {
+            x.name: f"{module}.{x.name}"
+            for x in file_index(sources, path, side).values()
+            if not x.parent and x.kind != "import"
+        }
+        return {**top, **module_bindings(tree, path)}, rebound_builtins(tree)
+
+    names: tuple[dict[str, str], set[str]] = sources.memo(path, side, "extracted-names", build)
+    return names
+
+
 def _canonical_member(sources: SourceFiles, d: Definition, side: str) -> str:
     """A method with docstrings and annotations dropped and every imported or module-level
     object spelled by its full name (``node_classes.const_factory`` in one module is
     ``const_factory`` in ``node_classes``), so copies in two modules compare alike."""
-    tree = sources.tree(d.path, side)
-    if tree is None:
-        return ""
-
-    def module_names() -> tuple[dict[str, str], set[str]]:
-        module = module_path(d.path)
-        top = {
-            x.name: f"{module}.{x.name}"
-            for x in file_index(sources, d.path, side).values()
-            if not x.parent and x.kind != "import"
-        }
-        return {**top, **module_bindings(tree, d.path)}, rebound_builtins(tree)
-
-    names, rebound = sources.memo(d.path, side, "extracted-member-names", module_names)
+    names, rebound = _module_names(sources, d.path, side)
     own = bindings(imports_in(d.node), d.path)
     shadowed = locally_bound(d.node) - set(own)
     return dump(canonical(d.node, {**names, **own}, shadowed, rebound))
+
+
+def _rebound_globals(sources: SourceFiles, old: Definition, new: Definition) -> list[str]:
+    """Global names a method uses that mean another object where it now lives: a definition
+    of its old module that the new one binds otherwise (``TIMEOUT = 5`` there, ``TIMEOUT =
+    10`` here) or not at all, an import of another object, a builtin shadowed on one side. A
+    module-level definition repeated word for word (``logger = logging.getLogger(__name__)``)
+    counts as the same, as a moved definition does."""
+    before, _ = _module_names(sources, old.path, "before")
+    after, _ = _module_names(sources, new.path, "after")
+    local = locally_bound(old.node) | set(bindings(imports_in(old.node), old.path))
+    used = {n.id for n in ast.walk(old.node) if isinstance(n, ast.Name)} - local
+    out = []
+    for name in sorted(used):
+        was, now = before.get(name), after.get(name)
+        if was == now:
+            continue
+        a = file_index(sources, old.path, "before").get(name)
+        b = file_index(sources, new.path, "after").get(name)
+        if a is None or b is None or a.kind == "import" or a.text != b.text:
+            out.append(name)
+    return out
 
 
 def _class_relative(fn: ast.AST) -> list[str]:
