@@ -469,3 +469,43 @@ def test_format_fields_reading_attributes_of_a_name_are_an_fstring(
     assert _finding(a, kind, "format_full_version") is not None, [
         (f.kind, f.symbol) for f in a.findings
     ]
+
+
+TAGS = "src/packaging/tags.py"
+
+
+@pytest.mark.parametrize(
+    ("edit", "same"),
+    [
+        (None, True),  # the real commit: packaging c5675838
+        (('        case "iOS":', '        case "iOS" | "iPadOS":'), False),  # one more value
+        (('        case "Linux":', '        case "Linux" if sys.maxsize > 2**32:'), False),  # guard
+        (("        case _:\n", "        case other:\n"), False),  # a capture, not a wildcard
+        (('        case "Android":', '        case "android":'), False),  # another literal
+    ],
+)
+def test_a_match_on_literals_is_the_same_if_elif_chain(
+    tmp_path: Path, edit: tuple[str, str] | None, same: bool
+):
+    # packaging's platform_tags: an ``if platform.system() == "Darwin": ... elif ...`` chain
+    # rewritten as ``match platform.system(): case "Darwin": ...``. The chain evaluates the
+    # subject once per test, match once: the finding states that assumption.
+    before, after = _texts("packaging-c5675838", TAGS)
+    if edit is not None:
+        assert edit[0] in after
+        after = after.replace(edit[0], edit[1])
+    a = analyse_commit(tmp_path, {TAGS: before}, {TAGS: after}, "refactor(tags): use match (#1)")
+    fd = _finding(a, "behavior.unchanged", "platform_tags")
+    if not same:
+        assert fd is None
+        assert _finding(a, "behavior.changed", "platform_tags") is not None
+        return
+    assert fd is not None
+    assert fd.details["rewrites"] == [
+        {"kind": "match-chain", "text": "platform.system()", "detail": "again"}
+    ]
+    assert a.model.summary.verdict == "pure-refactor"
+    assert (
+        "a `match` on `platform.system()` with literal cases is the same `if`/`elif` chain of"
+        " `==` tests (assuming evaluating `platform.system()` again gives the same value"
+    ) in _item(a, TAGS)

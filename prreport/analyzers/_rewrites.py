@@ -23,6 +23,11 @@ proven for every input, or states the one assumption it makes:
 - ``loop-invariant-if``: ``for t in xs: if a and b: X`` (``a`` a name the loop never
   assigns) is ``if a: for t in xs: if b: X``. Assumption, stated in the finding: iterating
   ``xs`` (a name or attribute, not a call) does nothing when ``a`` is false.
+- ``match-chain``: ``match s:`` whose cases are literals (``case "a" | "b":``, a dotted
+  constant) and at most a final ``case _:``, with no guard or capture, is
+  ``if s == "a" or s == "b": ... elif ...: ... else: ...`` (a value pattern compares with
+  ``==``, subject first). Assumption, stated in the finding when ``s`` is not a plain name:
+  evaluating ``s`` again gives the same value and does nothing (``match`` evaluates it once).
 
 Each side is rewritten to a fixed point; a rewrite is reported only when the two sides did
 not both need it (the same guard simplified in both says nothing about the change).
@@ -31,6 +36,7 @@ not both need it (the same guard simplified in both says nothing about the chang
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -219,6 +225,15 @@ class _Normalise:
                 if joined is not None:
                     self.done.append(Rewrite("merged-elif", ast.unparse(joined.test)))
                     st = joined
+            if isinstance(st, ast.Match):
+                chain = _match_chain(st)
+                if chain is not None:
+                    subject = st.subject
+                    plain = isinstance(subject, ast.Name)
+                    self.done.append(
+                        Rewrite("match-chain", ast.unparse(subject), "" if plain else "again")
+                    )
+                    st = chain
             if isinstance(st, ast.For | ast.AsyncFor):
                 hoisted = _hoisted_test(st)
                 if hoisted is not None:
@@ -404,6 +419,38 @@ def _joined_elif(st: ast.If) -> ast.If | None:
         return None
     parts = [*_or_parts(st.test), *_or_parts(inner.test)]
     return ast.If(test=ast.BoolOp(op=ast.Or(), values=parts), body=st.body, orelse=inner.orelse)
+
+
+def _match_chain(st: ast.Match) -> ast.If | None:
+    """``match s: case A | B: X / case C: Y / case _: Z`` as ``if s == A or s == B: X elif
+    s == C: Y else: Z``, or None when a case captures, has a guard or is not a value."""
+    branches: list[tuple[ast.expr, list[ast.stmt]]] = []
+    default: list[ast.stmt] = []
+    for i, case in enumerate(st.cases):
+        if case.guard is not None:
+            return None
+        pat = case.pattern
+        if isinstance(pat, ast.MatchAs) and pat.pattern is None and pat.name is None:
+            if i != len(st.cases) - 1:
+                return None
+            default = case.body
+            continue
+        alts = pat.patterns if isinstance(pat, ast.MatchOr) else [pat]
+        if not all(isinstance(a, ast.MatchValue) for a in alts):
+            return None
+        tests: list[ast.expr] = [
+            ast.Compare(left=copy.deepcopy(st.subject), ops=[ast.Eq()], comparators=[a.value])  # type: ignore[attr-defined]
+            for a in alts
+        ]
+        branches.append((tests[0] if len(tests) == 1 else ast.BoolOp(ast.Or(), tests), case.body))
+    if not branches:
+        return None
+    chain: list[ast.stmt] = default
+    for test, body in reversed(branches):
+        chain = [ast.If(test=test, body=body, orelse=chain)]
+    out = chain[0]
+    assert isinstance(out, ast.If)
+    return ast.copy_location(out, st)
 
 
 def _or_parts(test: ast.expr) -> list[ast.expr]:

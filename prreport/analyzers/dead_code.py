@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, register
@@ -22,12 +25,20 @@ from prreport.analyzers._defs import (
 from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
+from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 from prreport.textlines import split_lines
 
 
 def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
-    """Removed definitions that were not moved, renamed, extracted or dropped as overrides."""
+    """Removed definitions that were not moved, renamed, extracted or dropped as overrides,
+    and that nothing calls without naming them (see ``implicit_callers``)."""
+    return [d for d, caller in removals(change, sources) if caller is None]
+
+
+def removals(change: Change, sources: SourceFiles) -> list[tuple[Definition, Caller | None]]:
+    """Removed definitions that were not moved, renamed, extracted or dropped as overrides,
+    each with what calls it without naming it (None when nothing does)."""
     added_names = {d.name for d in change.added}
     added_bodies = {
         d.renamed for d in change.added if d.kind in ("function", "method") and d.renamed
@@ -35,12 +46,11 @@ def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
     removed_quals = {(d.path, d.qualname) for d in change.removed}
     # An import of a moved or renamed definition goes with it (symbols.py reports the callers).
     paired = moves(change)
-    moved_names = {m.old.name for m in paired}
     moved = {(m.old.path, m.old.qualname) for m in paired}
     out = []
     for d in change.removed:
-        if d.kind == "import" and (d.parent or d.name in moved_names):
-            continue
+        if d.kind == "import":
+            continue  # an import removed is import.removed; the code that used it says the rest
         if (d.path, d.qualname) in moved:
             continue  # moved or renamed (its body may have changed too): symbols.py
         parent = d.parent.removesuffix(".<locals>")
@@ -56,8 +66,109 @@ def candidates(change: Change, sources: SourceFiles) -> list[Definition]:
                 continue  # a placeholder override: overrides.py
         if d.kind == "method" and _overrides_a_base(change, sources, d):
             continue  # calls now reach the base's method: an override dropped, overrides.py
-        out.append(d)
+        # Python or a base class outside the repository may call it with no reference to it.
+        out.append((d, implicit_callers(sources, d)))
     return out
+
+
+# What runs a dunder with no reference to its name (the data model), spelled as code.
+_PROTOCOL = {
+    **dict.fromkeys(("__init__", "__new__", "__post_init__"), "C(...)"),
+    **dict.fromkeys(("__repr__", "__str__", "__format__", "__hash__", "__bool__", "__len__"), ""),
+    "__eq__": "==",
+    "__ne__": "!=",
+    "__lt__": "<",
+    "__le__": "<=",
+    "__gt__": ">",
+    "__ge__": ">=",
+    "__iter__": "for x in obj",
+    "__next__": "next(obj)",
+    "__contains__": "x in obj",
+    "__getitem__": "obj[k]",
+    "__setitem__": "obj[k] = v",
+    "__delitem__": "del obj[k]",
+    **dict.fromkeys(("__getattr__", "__getattribute__"), "obj.name"),
+    "__setattr__": "obj.name = v",
+    **dict.fromkeys(("__enter__", "__exit__"), "with obj"),
+    **dict.fromkeys(("__aenter__", "__aexit__"), "async with obj"),
+    "__call__": "obj()",
+    "__copy__": "copy.copy(obj)",
+    "__deepcopy__": "copy.deepcopy(obj)",
+    **dict.fromkeys(("__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"), "pickle"),
+    "__init_subclass__": "class Sub(C)",
+    "__class_getitem__": "C[T]",
+    "__dir__": "dir(obj)",
+}
+
+
+@dataclass(frozen=True)
+class Caller:
+    """What runs a removed definition without naming it: ``via`` ``protocol`` (Python, for
+    ``what``), ``override`` (callers of the base method ``what``), ``base`` (the base class
+    ``what``, whose code is not in the repository, may call it)."""
+
+    via: str
+    what: str
+
+
+def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
+    """What may run a definition with no reference to its name in the repository.
+
+    ``__deepcopy__``, ``__eq__``, ``__enter__``, a module's ``__getattr__``: Python's protocols
+    call dunder names. A method of a class with a base outside the repository
+    (``logging.Handler``, ``ast.NodeVisitor``, a framework's ``Widget``) may be a hook that
+    base calls, by name or by a composed name (``"visit_" + kind``): no text search can rule
+    that out, so it is not claimed dead. Built-in exceptions call no method of a subclass.
+    A method that overrides a base's is reached through the base's callers.
+    """
+    if d.kind not in ("function", "method", "class"):
+        return None
+    if category(d.path) == "test" and _collected(d):
+        return Caller("test-runner", "pytest")
+    if d.kind == "class":
+        return None
+    if d.name.startswith("__") and d.name.endswith("__"):
+        return Caller("protocol", _PROTOCOL.get(d.name) or f"{d.name[2:-2]}(obj)")
+    cls = _class_of(sources, d)
+    if cls is None:
+        return None
+    found = find_in_bases(sources, d.path, "before", cls, d.name)
+    if found.base is not None:
+        return Caller("override", found.base.qualname)
+    outside = [b for b in found.unresolved if not _hook_free(b)]
+    return Caller("base", outside[0]) if outside else None
+
+
+_TEST_HOOKS = re.compile(r"(setup|teardown)(_module|_function|_class|_method)?$|pytest_\w+$")
+
+
+def _collected(d: Definition) -> bool:
+    """A test, a test class, a fixture or a hook: the test runner finds it by its name or mark."""
+    if d.kind == "class":
+        return d.name.startswith("Test")
+    if d.parent:
+        in_test_class = d.qualname.split(".")[0].startswith("Test")
+        return in_test_class and (d.name.startswith("test") or bool(_TEST_HOOKS.match(d.name)))
+    decorators = [ast.unparse(x) for x in getattr(d.node, "decorator_list", ())]
+    return (
+        d.name.startswith("test")
+        or bool(_TEST_HOOKS.match(d.name))
+        or any("fixture" in x for x in decorators)
+    )
+
+
+def _class_of(sources: SourceFiles, d: Definition) -> Definition | None:
+    """The class a removed method was defined in, before the change."""
+    if d.kind != "method":
+        return None
+    cls = file_index(sources, d.path, "before").get(d.parent)
+    return cls if cls is not None and cls.kind == "class" else None
+
+
+def _hook_free(base: str) -> bool:
+    """A built-in exception: it calls no method a subclass adds (dunders aside)."""
+    obj = getattr(builtins, base.removeprefix("builtins."), None)
+    return isinstance(obj, type) and issubclass(obj, BaseException)
 
 
 def _overrides_a_base(change: Change, sources: SourceFiles, d: Definition) -> bool:
@@ -90,10 +201,16 @@ class DeadCodeAnalyzer(Analyzer):
     name = "dead-code"
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
-        """Search the repository for every removed name, then fetch the files it was found in."""
-        return reference_request(
-            bundle, {d.name for d in candidates(definition_changes(sources), sources)}
-        )
+        """Search the repository for every removed name, then fetch the files it was found in,
+        and the files of the bases of classes that lost a method (a base may call it)."""
+        change = definition_changes(sources)
+        bases: set[str] = set()
+        for d in change.removed:
+            cls = _class_of(sources, d)
+            if cls is not None:
+                bases.update(find_in_bases(sources, d.path, "before", cls, d.name).wanted)
+        found = reference_request(bundle, {d.name for d in candidates(change, sources)})
+        return found | ContextRequest(files=frozenset(bases))
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.dead-removed`` for each removed definition unreferenced before the change."""
@@ -116,6 +233,9 @@ class DeadCodeAnalyzer(Analyzer):
             dead = keep
         for d in dead:
             yield self._finding(sources, change, d, searched)
+        for d, caller in removals(change, sources):
+            if caller is not None and caller.via != "test-runner":
+                yield _live_removal(sources, change, d, caller)
 
     def _finding(
         self, sources: SourceFiles, change: Change, d: Definition, searched: bool
@@ -154,6 +274,33 @@ class DeadCodeAnalyzer(Analyzer):
         )
 
 
+_CALLER_WORDS = {"protocol": "Python, for", "override": "callers of", "base": "the base class"}
+
+
+def _live_removal(sources: SourceFiles, change: Change, d: Definition, caller: Caller) -> Finding:
+    """A removed definition something calls without naming it: what called it now does not."""
+    f = change.file_of[d.path]
+    lines = lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed)
+    return Finding(
+        "behavior.changed",
+        f.path,
+        d.start,
+        d.qualname,
+        f"{d.kind} {d.qualname} removed; it is not dead code: {_CALLER_WORDS[caller.via]}"
+        f" {caller.what} may call it without naming it",
+        {
+            "removed": True,
+            "called_by": caller.via,
+            "caller": caller.what,
+            "before_path": d.path,
+            "before_line": d.start,
+            "before_end": d.end,
+            "behavior_change": True,
+        },
+        explains(f.path, "-", sorted(set(lines))),
+    )
+
+
 def _within(hit: tuple[str, int], spans: list[tuple[str, int, int]]) -> bool:
     path, line = hit
     return any(p == path and a <= line <= b for p, a, b in spans)
@@ -181,6 +328,8 @@ def _base_references(
         row = rows[int(line) - 1] if 0 < int(line) <= len(rows) else None
         if row is not None and (row.lstrip().startswith("#") or _definition_line(row, d.name)):
             continue
+        if int(line) in _docstring_lines(sources, path, "head"):
+            continue
         out.append((path, int(line)))
     for f in bundle.files:
         if f.before is None or not f.before_path.endswith(".py"):
@@ -191,10 +340,33 @@ def _base_references(
                 continue
             if _definition_line(rows[n - 1], d.name):
                 continue
+            if n in _docstring_lines(sources, f.before_path, "before"):
+                continue
             if f.before_path == d.path and n in _own_setup(f.before, d, sources.changed(f).removed):
                 continue
             out.append((f.before_path, n))
     return out
+
+
+def _docstring_lines(sources: SourceFiles, path: str, side: str) -> frozenset[int]:
+    """Lines of the module, class and function docstrings of a file side: prose, not code."""
+
+    def build() -> frozenset[int]:
+        tree = sources.tree(path, side)
+        lines: set[int] = set()
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = node.body[0] if node.body else None
+                if (
+                    isinstance(first, ast.Expr)
+                    and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)
+                ):
+                    lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+        return frozenset(lines)
+
+    result: frozenset[int] = sources.memo(path, side, "docstring-lines", build)
+    return result
 
 
 def _own_setup(text: str | None, d: Definition, removed: Iterable[int]) -> list[int]:

@@ -25,6 +25,7 @@ from prreport.analyzers._pyversion import (
     fixed_by_version,
     version_test,
 )
+from prreport.analyzers._stdlib import import_cannot_fail
 from prreport.analyzers.behavior import functions
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
@@ -41,6 +42,8 @@ _WALKED = COMPOUND_STATEMENTS - {
     *(getattr(ast, n) for n in ("TryStar",) if hasattr(ast, n)),
 }
 _IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
+# Before texts that make the declared lowest Python worth reading.
+_VERSION_HINTS = ("version_info", *_IMPORT_ERRORS)
 # Standard-library modules never imported to look an attribute up (importing them acts).
 _NO_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
 
@@ -187,6 +190,31 @@ class _Truth:
             return (not negate), f"{name} is always bound to a class, function or module"
         return None, ""
 
+    def imports_succeed(self, body: Sequence[ast.stmt]) -> str:
+        """Why every statement of a ``try`` body is an import that cannot fail on any supported
+        Python (standard library, not shadowed by a first-party module); "" when not certain."""
+        low = declared_min_python(self.sources)
+        imported = _imported(body)
+        if low is None or not imported:
+            return ""
+        if self._paths is None:
+            self._paths = python_module_paths(self.bundle)
+        # A first-party module of that name (at head, or deleted by this PR) is what imported.
+        heads = self.bundle.head_paths
+        gone = [
+            python_module_path(f.before_path, heads or (f.before_path,)) for f in self.bundle.files
+        ]
+        first_party = {m.split(".")[0] for m in [*self._paths, *gone]}
+        parts: list[str] = []
+        for module, name in imported:
+            why = (
+                "" if module.split(".")[0] in first_party else import_cannot_fail(module, name, low)
+            )
+            if not why:
+                return ""
+            parts.append(why)
+        return "; ".join([*parts, f"the project requires Python >= {'.'.join(map(str, low))}"])
+
     def _truthy(self, name: str, tree: ast.Module, path: str, depth: int) -> bool:
         st = single_binding(tree, name)
         if isinstance(st, (*_DEFS, ast.ClassDef)):
@@ -216,9 +244,23 @@ class _Truth:
 
     def _path_of(self, module: str) -> str | None:
         if self._paths is None:
-            heads = self.bundle.head_paths
-            self._paths = {python_module_path(p, heads): p for p in heads if p.endswith(".py")}
+            self._paths = python_module_paths(self.bundle)
         return self._paths.get(module)
+
+
+def _imported(body: Sequence[ast.stmt]) -> list[tuple[str, str | None]]:
+    """(module, name or None) per name a block of only absolute imports binds ([] otherwise)."""
+    out: list[tuple[str, str | None]] = []
+    for st in body:
+        if isinstance(st, ast.Import):
+            out += [(a.name, None) for a in st.names]
+        elif isinstance(st, ast.ImportFrom) and st.module and not st.level:
+            if any(a.name == "*" for a in st.names):
+                return []
+            out += [(st.module, a.name) for a in st.names]
+        else:
+            return []
+    return out
 
 
 def _named(test: ast.expr) -> tuple[str, bool]:
@@ -261,19 +303,34 @@ def _caught(node: ast.Try) -> list[str]:
 
 
 def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None:
-    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing)."""
-    wanted = [dump(s) for s in block if isinstance(s, _IMPORTS)]
+    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing).
+
+    An import merged into another import statement of the same scope (``from contextlib import
+    asynccontextmanager, contextmanager``) is kept too; that statement's line is not listed: it
+    also imports other names, which the import analyzers account for.
+    """
+    wanted = [s for s in block if isinstance(s, _IMPORTS)]
     if not wanted:
         return []
     body = after.body if isinstance(after, (ast.Module, *_DEFS)) else []
-    have = {dump(s): s for s in body if isinstance(s, _IMPORTS)}
+    imports = [s for s in body if isinstance(s, _IMPORTS)]
+    have = {dump(s): s for s in imports}
+    bound = {_binding(s, a) for s in imports for a in s.names}
     lines: list[int] = []
     for w in wanted:
-        st = have.get(w)
-        if st is None:
+        st = have.get(dump(w))
+        if st is not None:
+            lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
+        elif not all(_binding(w, a) in bound for a in w.names):
             return None
-        lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
     return lines
+
+
+def _binding(st: ast.Import | ast.ImportFrom, alias: ast.alias) -> tuple[object, ...]:
+    """What one name of an import statement binds, whatever else the statement imports."""
+    if isinstance(st, ast.ImportFrom):
+        return ("from", st.module, st.level, alias.name, alias.asname)
+    return ("import", alias.name, alias.asname)
 
 
 def _lines(sources: SourceFiles, path: str, side: str) -> list[str]:
@@ -305,7 +362,7 @@ class GuardDropAnalyzer(Analyzer):
             tree = sources.tree(f.before_path, "before") if f.before is not None else None
             if tree is None:
                 continue
-            if "version_info" in (f.before or ""):
+            if any(hint in (f.before or "") for hint in _VERSION_HINTS):
                 files |= {p for p in PACKAGING if p in heads and bundle.file(p) is None}
             module = python_module_path(f.before_path, bundle.head_paths or (f.before_path,))
             package = module if f.before_path.endswith("__init__.py") else module.rpartition(".")[0]
@@ -411,9 +468,14 @@ class GuardDropAnalyzer(Analyzer):
             else:
                 caught = _caught(node)
                 imports = any(isinstance(s, _IMPORTS) for s in node.body)
-                details.update(guard="try", kept="body", caught=caught, proof="")
-                proven = False
-                if imports and set(caught) <= _IMPORT_ERRORS:
+                only_imports = imports and set(caught) <= _IMPORT_ERRORS
+                # The fallback never ran when no import of the try could fail.
+                why = truth.imports_succeed(node.body) if only_imports else ""
+                details.update(guard="try", kept="body", caught=caught, proof=why)
+                proven = bool(why) and kept_imports is not None
+                if proven:
+                    reason = "import-cannot-fail"
+                elif only_imports:
                     reason = "dependency-now-required"
                 else:
                     reason = "exception-now-propagates"

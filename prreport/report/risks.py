@@ -73,6 +73,15 @@ def _fallback(fd: Finding) -> bool:
     return fd.details.get("reason") == "dependency-now-required"
 
 
+def _implicit_call_removed(x: RiskInput) -> Evidence:
+    # A removed ``__deepcopy__`` or framework hook: what called it without naming it now does not.
+    return [
+        evidence(fd, via=fd.details.get("called_by", ""), caller=fd.details.get("caller", ""))
+        for fd in x.of("behavior.changed")
+        if fd.details.get("removed") is True
+    ]
+
+
 def _unresolved_name(x: RiskInput) -> Evidence:
     return [evidence(fd) for fd in x.of("names.unresolved")]
 
@@ -249,6 +258,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("refactor-not-equivalent", "high", _refactor_not_equivalent),
     ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
     ("unexplained-change", "medium", _unexplained_change),
+    ("implicit-call-removed", "medium", _implicit_call_removed),
     ("fallback-removed", "medium", _fallback_removed),
     ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),
