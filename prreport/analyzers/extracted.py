@@ -272,6 +272,7 @@ class ExtractedAnalyzer(Analyzer):
             if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef)
         } or {new.name}
         sites = []
+        related = False
         for old in change.removed:
             if old.kind != "method" or old.name != new.name or old.parent == new.parent:
                 continue
@@ -281,32 +282,31 @@ class ExtractedAnalyzer(Analyzer):
                 if f.after is not None
                 else None
             )
+            if cls is None:
+                continue  # the class itself is gone (moved, renamed, removed): not a hoist
             keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
             eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
             if eq in (None, "different") and _canonical_member(
                 sources, old, "before"
             ) == _canonical_member(sources, new, "after"):
                 eq = "modulo-renames"  # the same objects spelled otherwise (``m.f`` / ``f``)
-            lists_home = cls is not None and _base_index(cls, home) is not None
+            lists_home = _base_index(cls, home) is not None
             if eq is None and lists_home and _edited_copy(old.node, new.node):
                 # The class now inherits the new home in place of its own copy, which was
                 # edited on the way: the same method, reported with what changed.
                 eq = "different"
             if eq is None:
                 continue
-            inherits: bool | None = False
-            shadow = ""
-            if cls is not None:
-                inherits, shadow = _mro_reaches(sources, f.path, cls, new)
+            inherits, shadow = _mro_reaches(sources, f.path, cls, new)
+            related = related or lists_home or inherits is not False
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
             if (
-                cls is not None
-                and before_cls is not None
+                before_cls is not None
                 and inherits
                 and _only_lost(before_cls, cls, _lost(change, old) & home_members, home)
                 and (
-                    _base_index(cls, home) is None
+                    not lists_home
                     or _base_index(before_cls, home) is not None
                     or _brings_only(home_cls, cls, _lost(change, old))
                 )
@@ -331,7 +331,9 @@ class ExtractedAnalyzer(Analyzer):
                     tuple(_rebound_globals(sources, old, new)),
                 )
             )
-        return sites
+        # A hoist: some former owner lists the new home or reaches it (a class that lost the
+        # method and does not inherit it is reported with them, not alone).
+        return sites if related else []
 
     # -- the finding -----------------------------------------------------------------------
 
