@@ -377,3 +377,12 @@ def test_hoisted_body_whose_global_means_another_object_in_the_base_module_is_no
             "sites"
         ]
     )
+
+
+def test_methods_of_local_classes_moved_with_their_renamed_test_class_are_no_mixin_hoist():
+    # scrapy df64fe32 renamed TestCaseInsensitiveDictBase to TestCaseInsensitiveDict: the local
+    # MyMapping/MyMutableMapping classes of two of its tests moved with it. Their old classes
+    # are gone, no class inherits anything new: nothing was extracted.
+    a = corpus_analysis("scrapy-df64fe32")
+    assert not [d for d in a.diagnostics if "analyzer failed" in d.message]
+    assert not [f.symbol for f in _extracted(a).values() if "<locals>" in f.symbol]
