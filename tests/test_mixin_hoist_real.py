@@ -1,13 +1,15 @@
 """A method hoisted into a mixin or base class (issue #15, shape 1) on real commits of the corpus:
 astroid 3defafe1 (the empty ``get_children`` of 14 node classes moved to ``NoChildrenMixin``,
-pure), scrapy dcf7235f (``add_options``/``process_options`` of two commands moved to
-``CommonCommands``, one of them edited on the way) and astroid 267ed99d (``_BaseContainer``, one
-copy spelling its helper ``node_classes.const_factory``) and python-telegram-bot ce852de9
-(``__str__`` of 14 classes in 14 files moved to a new ``Base`` that brings other members too).
-The look-alikes are the real modules with one part changed: the mixin listed after a base that
-defines the method, after an unrelated base, after a base that does not resolve, a body that
-calls ``super()``; a ``Base`` holding only ``__str__`` (pure), and one that existed with another
-member."""
+pure); scrapy dcf7235f (``add_options``/``process_options`` of two commands moved to
+``CommonCommands``, one of them edited on the way); astroid 267ed99d (``_BaseContainer``, one copy
+spelling its helper ``node_classes.const_factory``); python-telegram-bot ce852de9 (``__str__`` of
+14 classes in 14 files moved to a new ``Base`` that brings other members too).
+
+The look-alikes are those real modules with one part changed: the mixin listed after a base that
+defines the method, after an unrelated base, after a base that does not resolve; a body calling
+``super()``; a global that means another object in the base's module; a ``Base`` holding only
+``__str__`` (pure), declaring an attribute, existing before with another member, or gaining a
+slotted subclass; a mixin taking a second method from only two of its users."""
 
 from __future__ import annotations
 
