@@ -6,9 +6,9 @@ import ast
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._initorder import InitWalk, head_imports, head_tree, name_state, walk_init
 from prreport.analyzers._modimports import (
     ImportBinding,
     ModuleIndex,
@@ -53,6 +53,9 @@ class _Exploration:
     truncated: bool = False
     external: set[str] = field(default_factory=set)  # top-level third-party names, whole walk
     ancestor: bool = False  # the target is a package of the importer: already in sys.modules
+    # the target is a package of the importer and names are imported from it: how far its
+    # __init__ has run when the importer first runs
+    init: InitWalk | None = None
 
 
 def module_index(sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
@@ -163,18 +166,6 @@ def _all_keys(sources: SourceFiles, path: str) -> set[tuple[int, str, str, str]]
     }
 
 
-def _load(
-    bundle: PullRequestBundle, sources: SourceFiles, path: str
-) -> tuple[ast.Module | None, bool]:
-    """(tree or None, fetched?) for a file at head: a changed file's after side or a context file."""
-    f = bundle.file(path)
-    if f is not None and f.after is not None:
-        return sources.tree(path, "after"), True
-    if path not in bundle.context_files:
-        return None, False
-    return sources.tree(path, "head"), True
-
-
 def explore(
     sources: SourceFiles, index: ModuleIndex, importer: str, target: str, depth: int
 ) -> _Exploration:
@@ -184,7 +175,6 @@ def explore(
     the walk starts at the target's packages that are not the importer's and the target, and
     follows module-level first-party imports (``depth`` hops) looking for the importer.
     """
-    bundle = sources.bundle
     ex = _Exploration()
     # The importer's own packages are in sys.modules before it runs (being initialised), so
     # importing them again runs nothing: reaching them is no cycle. Reaching the importer is.
@@ -204,7 +194,7 @@ def explore(
         if path is None:
             ex.unavailable.add(module)
             continue
-        tree, fetched = _load(bundle, sources, path)
+        tree, fetched = head_tree(sources, path)
         if not fetched:
             ex.missing.add(path)
             continue
@@ -215,9 +205,7 @@ def explore(
         edges: list[str] = []
         first_party: set[str] = set()
         external: set[str] = set()
-        # every walk of the bundle reads the same modules: their imports are listed once
-        imports = sources.memo(path, "head", "module-imports", partial(module_level_imports, tree))
-        for b in imports:
+        for b in head_imports(sources, path, tree):
             dest = index.target(b, module, path)
             absolute = index.absolute(b, module, path) or b.module
             if dest is None:
@@ -260,6 +248,7 @@ def explore(
 def _judge(
     h: _Hoist,
     ex: _Exploration,
+    index: ModuleIndex,
     complete: bool,
     unavailable: list[str],
     details: dict[str, object],
@@ -267,6 +256,8 @@ def _judge(
     """The finding kind and message for one (importer, target) walk; notes go into ``details``."""
     if ex.ancestor:
         details["ancestor"] = True
+        if ex.init is not None:
+            return _judge_partial(h, ex.init, index, details)
         return (
             "cycle.safe",
             f"{h.target} is a package of {h.importer}: already initialising, runs nothing",
@@ -292,6 +283,83 @@ def _judge(
             f"{h.target}: not verified, import walk incomplete ({', '.join(why)})",
         )
     return "cycle.safe", f"{h.target} does not import {h.importer}"
+
+
+def _names_of_package(h: _Hoist, index: ModuleIndex) -> list[str]:
+    """Names ``from <package> import ...`` takes from the package itself (not its submodules:
+    Python imports a submodule that is not loaded yet, and the walk follows those)."""
+    return [
+        b.name
+        for b in h.bindings
+        if b.name and b.name != "*" and not index.runs_nothing(f"{h.target}.{b.name}")
+    ]
+
+
+def _judge_partial(
+    h: _Hoist, walk: InitWalk, index: ModuleIndex, details: dict[str, object]
+) -> tuple[str, str]:
+    """``from <package> import X`` in a module the package's ``__init__`` may still be running."""
+    states = {n: name_state(walk, n) for n in _names_of_package(h, index)}
+    where = f"{walk.path}:{walk.line}" if walk.line is not None else walk.path
+    details["partial_init"] = {
+        "package": walk.package,
+        "package_path": walk.path,
+        "line": walk.line,
+        "statement": walk.statement,
+        "chain": list(walk.chain),
+        "conditional": walk.conditional,
+        "names": [
+            {"name": n, "state": s.state, "line": s.line, "statement": s.statement, "why": s.why}
+            | ({"stars": list(s.stars)} if s.stars else {})
+            for n, s in states.items()
+        ],
+    }
+    late = [n for n, s in states.items() if s.state == "late"]
+    unknown = [n for n, s in states.items() if s.state == "unknown"]
+    runs = " -> ".join(walk.chain)
+    if late:
+        details["chain"] = [h.importer, *walk.chain]
+        s = states[late[0]]
+        bound = f"binds it only at line {s.line}" if s.line is not None else "never binds it"
+        return (
+            "cycle.risk",
+            f"from {h.target} import {late[0]} fails: {where} runs {runs} before {h.target} "
+            f"has {late[0]} ({walk.path} {bound})",
+        )
+    if unknown:
+        s = states[unknown[0]]
+        if s.why == "walk" or s.why == "unread":
+            gaps = {walk.package} if s.why == "unread" else walk.unavailable
+            details["unavailable"] = sorted({*gaps, *walk.missing} - {""})
+            details["unparseable"] = sorted(walk.unparseable)
+            details["depth_limited"] = walk.truncated
+            details["complete"] = False
+        return (
+            "cycle.unchecked",
+            f"{h.target}: not verified that {unknown[0]} is bound when {h.importer} runs "
+            f"({_WHY[s.why]})",
+        )
+    if walk.line is None:
+        return (
+            "cycle.safe",
+            f"{h.target} is a package of {h.importer}: its __init__ does not import "
+            f"{h.importer}, so it has finished first",
+        )
+    return (
+        "cycle.safe",
+        f"{h.target} is still initialising when {h.importer} runs ({where} runs {runs}), "
+        f"but binds {', '.join(states)} before that",
+    )
+
+
+_WHY = {
+    "conditional": "bound before only under a condition",
+    "star": "a star import may bind it",
+    "getattr": "the package defines __getattr__",
+    "dynamic": "the package binds names at run time",
+    "walk": "an import before could not be followed",
+    "unread": "the package __init__ was not read",
+}
 
 
 def _complete(ex: _Exploration) -> bool:
@@ -390,7 +458,10 @@ class CycleAnalyzer(Analyzer):
                 key = (h.importer, h.target)
                 if key not in cache:
                     cache[key] = explore(sources, index, h.importer, h.target, depth)
-                out.append((h, cache[key]))
+                ex = cache[key]
+                if ex.ancestor and ex.init is None and _names_of_package(h, index):
+                    ex.init = walk_init(sources, index, h.target, h.importer, depth)
+                out.append((h, ex))
             return out
 
         # planning and analysis of one bundle walk the same imports: walk once
@@ -401,10 +472,13 @@ class CycleAnalyzer(Analyzer):
         return walks
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
-        """The target modules, then the files they import, one level per round."""
+        """The target modules, then the files they import, one level per round (for a package of
+        the importer: its ``__init__``, then what that imports)."""
         missing: set[str] = set()
         for _h, ex in self._walks(bundle, sources):
             missing |= ex.missing
+            if ex.init is not None:  # the package __init__ and what it imports first
+                missing |= ex.init.missing
         return ContextRequest(files=frozenset(missing))
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
@@ -444,7 +518,7 @@ class CycleAnalyzer(Analyzer):
             }
             if h.preexisting:
                 details["preexisting"] = True
-            kind, message = _judge(h, ex, complete, unavailable, details)
+            kind, message = _judge(h, ex, index, complete, unavailable, details)
             findings.append(
                 Finding(kind, h.file.path, h.bindings[0].line, h.target, message, details)
             )

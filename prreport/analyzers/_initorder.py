@@ -1,0 +1,437 @@
+"""How far a package's ``__init__`` has run when one of its modules first runs.
+
+``from pkg import X`` in a module that ``pkg/__init__.py`` itself imports (directly or through a
+chain of imports) runs while ``pkg`` is still initialising: ``X`` exists only if ``__init__``
+bound it before the statement that started the chain, else Python raises ``ImportError:
+cannot import name 'X' from partially initialized module 'pkg'``. The import order is replayed
+as Python runs it: module-level imports depth-first in source order, each module run once.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+
+from prreport.analyzers import SourceFiles
+from prreport.analyzers._modimports import (
+    ImportBinding,
+    ModuleIndex,
+    is_type_checking,
+    module_level_imports,
+    parents,
+)
+
+# Bound by the import system before the first line of a module runs.
+MODULE_DUNDERS = frozenset(
+    {
+        "__name__",
+        "__file__",
+        "__path__",
+        "__package__",
+        "__spec__",
+        "__loader__",
+        "__doc__",
+        "__builtins__",
+        "__cached__",
+    }
+)
+# Calls that bind module names at run time when made at module level.
+_DYNAMIC = frozenset({"globals", "vars", "locals", "exec"})
+
+
+def head_tree(sources: SourceFiles, path: str) -> tuple[ast.Module | None, bool]:
+    """(tree or None, fetched?) for a file at head: a changed file's after side or a context file."""
+    bundle = sources.bundle
+    f = bundle.file(path)
+    if f is not None and f.after is not None:
+        return sources.tree(path, "after"), True
+    if path not in bundle.context_files:
+        return None, False
+    return sources.tree(path, "head"), True
+
+
+def head_imports(sources: SourceFiles, path: str, tree: ast.Module) -> list[ImportBinding]:
+    """A head file's module-level imports, listed once per bundle (every walk reads them)."""
+    imports: list[ImportBinding] = sources.memo(
+        path, "head", "module-imports", partial(module_level_imports, tree)
+    )
+    return imports
+
+
+@dataclass(frozen=True)
+class InitWalk:
+    """Where ``package``'s ``__init__`` is when ``module`` first runs."""
+
+    package: str
+    path: str  # the package's __init__.py
+    read: bool  # its text was read and parsed
+    chain: tuple[str, ...] = ()  # package ... module, when __init__ imports module
+    line: int | None = None  # first line of the __init__ import statement that starts the chain
+    statement: str = ""  # that statement
+    conditional: bool = False  # some import on the chain runs under if/try/with
+    gap: int | None = None  # first __init__ import statement whose imports could not all be read
+    missing: frozenset[str] = frozenset()  # paths not fetched yet
+    unavailable: frozenset[str] = frozenset()  # first-party modules with no source
+    unparseable: frozenset[str] = frozenset()
+    truncated: bool = False  # the depth limit stopped the walk
+    tree: ast.Module | None = field(default=None, compare=False, repr=False)  # the __init__
+
+
+@dataclass
+class _Walker:
+    """Depth-first replay of the module-level imports that run before ``module`` first runs."""
+
+    sources: SourceFiles
+    index: ModuleIndex
+    module: str
+    depth: int
+    loaded: set[str]
+    missing: set[str] = field(default_factory=set)
+    unavailable: set[str] = field(default_factory=set)
+    unparseable: set[str] = field(default_factory=set)
+    truncated: bool = False
+
+    def gaps(self) -> int:
+        return len(self.missing) + len(self.unavailable) + len(self.unparseable) + self.truncated
+
+    def loads(self, b: ImportBinding, importer: str, path: str) -> list[str]:
+        """The first-party modules one import statement loads, in the order Python loads them."""
+        absolute = self.index.absolute(b, importer, path)
+        if absolute is None:
+            lost = self.index.unresolved(b, importer, path)
+            if lost:
+                self.unavailable.add(lost)
+            return []
+        if not self.index.is_first_party(absolute):
+            return []
+        out = [*parents(absolute), absolute]
+        sub = f"{absolute}.{b.name}"
+        if b.name and b.name != "*" and (self.index.path_of(sub) or self.index.runs_nothing(sub)):
+            out.append(sub)
+        return out
+
+    def visit(self, module: str, hop: int) -> tuple[list[str], bool] | None:
+        """(the chain from ``module`` to the walked-for module, conditional?) or None."""
+        if module == self.module:
+            return [module], False
+        if module in self.loaded:
+            return None  # in sys.modules already (done or initialising): runs nothing
+        path = self.index.path_of(module)
+        if path is None:
+            if not self.index.runs_nothing(module):
+                self.unavailable.add(module)
+            return None
+        if hop > self.depth:
+            self.truncated = True
+            return None
+        tree, fetched = head_tree(self.sources, path)
+        if not fetched:
+            self.missing.add(path)
+            return None
+        if tree is None:
+            self.unparseable.add(path)
+            return None
+        self.loaded.add(module)
+        for b in head_imports(self.sources, path, tree):
+            for dest in self.loads(b, module, path):
+                found = self.visit(dest, hop + 1)
+                if found is not None:
+                    return [module, *found[0]], found[1] or not b.top_level
+        return None
+
+
+def walk_init(
+    sources: SourceFiles, index: ModuleIndex, package: str, module: str, depth: int
+) -> InitWalk:
+    """Replay ``package``'s ``__init__`` until it first imports ``module`` (``depth`` hops)."""
+    path = index.path_of(package)
+    if path is None:
+        return InitWalk(package, "", False)  # a namespace package: no __init__ to run
+    tree, fetched = head_tree(sources, path)
+    if not fetched:
+        return InitWalk(package, path, False, missing=frozenset({path}))
+    if tree is None:
+        return InitWalk(package, path, False, unparseable=frozenset({path}))
+    # The package and the packages above it are in sys.modules before its __init__ runs.
+    w = _Walker(sources, index, module, depth, {*parents(package), package})
+    gap: int | None = None
+    found: tuple[list[str], bool] | None = None
+    line: int | None = None
+    for b in head_imports(sources, path, tree):
+        before = w.gaps()
+        for dest in w.loads(b, package, path):
+            found = w.visit(dest, 1)
+            if found is not None:
+                break
+        if found is not None:
+            line = b.stmt_line
+            found = (found[0], found[1] or not b.top_level)
+            break
+        if gap is None and w.gaps() > before:
+            gap = b.stmt_line
+    chain, conditional = found if found is not None else ([], False)
+    return InitWalk(
+        package,
+        path,
+        True,
+        tuple([package, *chain]) if chain else (),
+        line,
+        _statement_at(tree, line) if line is not None else "",
+        conditional,
+        gap,
+        frozenset(w.missing),
+        frozenset(w.unavailable),
+        frozenset(w.unparseable),
+        w.truncated,
+        tree,
+    )
+
+
+@dataclass(frozen=True)
+class NameAt:
+    """Whether a package has bound a name by the time one of its modules first runs."""
+
+    # "bound" before the chain starts | "finished": __init__ never imports the module, so it
+    # ends first | "late": bound only after the chain started (or never) | "unknown"
+    state: str
+    line: int | None = None  # bound: where; late: the first binding after (None: never bound)
+    statement: str = ""  # the binding statement at ``line``
+    # unknown: "conditional" (bound before only under a condition) | "star" | "getattr" |
+    # "dynamic" (globals(), setattr on the module, exec, a function's ``global``) | "walk" (an
+    # import before could not be followed) | "unread" (no __init__ source)
+    why: str = ""
+    stars: tuple[str, ...] = ()
+
+
+def name_state(walk: InitWalk, name: str) -> NameAt:
+    """Whether ``from package import name`` finds ``name`` when the walked module first runs."""
+    tree = walk.tree
+    if name in MODULE_DUNDERS:
+        return NameAt("bound")
+    if tree is None:
+        return NameAt("unknown", why="unread")
+    if walk.line is not None:
+        at = name_at(tree, name, walk.line)
+        # an earlier statement the walk could not follow may import the module sooner
+        if at.state == "bound" and walk.gap is not None and walk.gap < walk.line:
+            if name_at(tree, name, walk.gap).state != "bound":
+                return NameAt("unknown", at.line, at.statement, "walk")
+        return at
+    if walk.gap is None:
+        return NameAt("finished")
+    at = name_at(tree, name, walk.gap)
+    return at if at.state == "bound" else NameAt("unknown", at.line, at.statement, "walk")
+
+
+def name_at(tree: ast.Module, name: str, line: int) -> NameAt:
+    """Whether a module has bound ``name`` when its statement starting at ``line`` runs."""
+    body = tree.body
+    i = next((k for k, st in enumerate(body) if (st.end_lineno or st.lineno) >= line), len(body))
+    done = body[:i]
+    # a compound statement (try/if) the line is inside: what it ran before may or may not count
+    inside = _inner(body[i]) if i < len(body) and body[i].lineno < line else ()
+    partly = [st for st in inside if (st.end_lineno or st.lineno) < line]
+    if name in _definite(done):
+        first = min(_binding_lines(done, name))
+        return NameAt("bound", first, _statement_at(tree, first))
+    seen = _Binds()
+    for st in [*done, *partly]:
+        seen.visit(st)
+    if name in seen.names:
+        first = min(_binding_lines([*done, *partly], name))
+        return NameAt("unknown", first, _statement_at(tree, first), "conditional")
+    if seen.stars:
+        return NameAt("unknown", why="star", stars=tuple(seen.stars))
+    if "__getattr__" in seen.names:
+        return NameAt("unknown", why="getattr")
+    if seen.dynamic or name in seen.globals:
+        return NameAt("unknown", why="dynamic")
+    later = [n for n in _binding_lines(body[i:], name) if n >= line]
+    if not later:
+        return NameAt("late")  # never bound
+    return NameAt("late", min(later), _statement_at(tree, min(later)))
+
+
+def _statement_at(tree: ast.Module, line: int) -> str:
+    """The simple statement starting at ``line`` as source (one line), "" if none."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno == line and not _compound(node):
+            text = ast.unparse(node)
+            return text if "\n" not in text else text.split("\n", 1)[0] + " ..."
+    return ""
+
+
+def _compound(st: ast.stmt) -> bool:
+    return any(isinstance(getattr(st, f, None), list) for f in ("body", "orelse", "handlers"))
+
+
+def _inner(st: ast.stmt) -> Iterator[ast.stmt]:
+    """The statements of a compound statement's blocks, at any depth, outside functions/classes."""
+    blocks = [getattr(st, f, None) or [] for f in ("body", "orelse", "finalbody")]
+    blocks += [h.body for h in getattr(st, "handlers", None) or []]
+    blocks += [c.body for c in getattr(st, "cases", None) or []]
+    for block in blocks if not isinstance(st, _SCOPES) else ():
+        for inner in block:
+            yield inner
+            yield from _inner(inner)
+
+
+def _target_names(t: ast.expr) -> Iterator[str]:
+    if isinstance(t, ast.Name):
+        yield t.id
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            yield from _target_names(e)
+    elif isinstance(t, ast.Starred):
+        yield from _target_names(t.value)
+
+
+def _import_names(st: ast.Import | ast.ImportFrom) -> Iterator[str]:
+    for a in st.names:
+        if a.name == "*":
+            continue
+        yield a.asname or (a.name.split(".")[0] if isinstance(st, ast.Import) else a.name)
+
+
+_TRY: tuple[type[ast.Try], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _definite(stmts: Iterable[ast.stmt]) -> set[str]:
+    """Names certainly bound (and not deleted) once ``stmts`` ran at module level."""
+    out: set[str] = set()
+    for st in stmts:
+        out |= _definite_one(st)
+        out -= _deleted(st)
+    return out
+
+
+def _definite_one(st: ast.stmt) -> set[str]:
+    if isinstance(st, ast.Assign):
+        return {n for t in st.targets for n in _target_names(t)}
+    if isinstance(st, (ast.AnnAssign, ast.AugAssign)):
+        bound = isinstance(st, ast.AugAssign) or st.value is not None
+        return set(_target_names(st.target)) if bound else set()
+    if isinstance(st, (ast.Import, ast.ImportFrom)):
+        return set(_import_names(st))
+    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {st.name}
+    if isinstance(st, ast.If):
+        if is_type_checking(st.test):
+            return _definite(st.orelse)
+        return _definite(st.body) & _definite(st.orelse)
+    if isinstance(st, _TRY):
+        ways = [_definite([*st.body, *st.orelse])]
+        ways += [_definite(h.body) for h in st.handlers if not _raises(h.body)]
+        return set.intersection(*ways) | _definite(st.finalbody)
+    if isinstance(st, (ast.With, ast.AsyncWith)):
+        names = {
+            n for item in st.items if item.optional_vars for n in _target_names(item.optional_vars)
+        }
+        return names | _definite(st.body)
+    return set()
+
+
+def _raises(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Raise)
+
+
+def _deleted(st: ast.stmt) -> set[str]:
+    seen = _Binds()
+    seen.visit(st)
+    return seen.deleted
+
+
+def _binding_lines(stmts: Iterable[ast.stmt], name: str) -> list[int]:
+    """Lines of the statements in ``stmts`` (at any depth, outside functions) that bind ``name``."""
+    seen = _Binds(track=name)
+    for st in stmts:
+        seen.visit(st)
+    return seen.lines
+
+
+class _Binds(ast.NodeVisitor):
+    """Module names a run of statements may bind: not inside functions, classes or lambdas."""
+
+    def __init__(self, track: str = "") -> None:
+        self.names: set[str] = set()
+        self.deleted: set[str] = set()
+        self.stars: list[str] = []
+        self.dynamic = False
+        self.globals: set[str] = set()  # declared ``global`` in a function: it may bind them
+        self.lines: list[int] = []
+        self._track = track
+        self._stmt = 0
+
+    def visit(self, node: ast.AST) -> None:
+        if isinstance(node, ast.stmt):
+            self._stmt = node.lineno
+        super().visit(node)
+
+    def _bind(self, name: str) -> None:
+        self.names.add(name)
+        if name == self._track:
+            self.lines.append(self._stmt)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store):
+            self._bind(node.id)
+        elif isinstance(node.ctx, ast.Del):
+            self.deleted.add(node.id)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for n in _import_names(node):
+            self._bind(n)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for n in _import_names(node):
+            self._bind(n)
+        if any(a.name == "*" for a in node.names):
+            self.stars.append("." * node.level + (node.module or ""))
+
+    def _scope(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        self._bind(node.name)
+        for d in node.decorator_list:
+            self.visit(d)
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Global):
+                self.globals.update(inner.names)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scope  # noqa: N815
+
+    def _skip(self, node: ast.AST) -> None:
+        return None  # its own scope: binds nothing in the module
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip  # noqa: N815
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self._bind(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        if node.name:
+            self._bind(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self._bind(node.name)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self._bind(node.rest)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in _DYNAMIC:
+            self.dynamic = True
+        elif isinstance(f, ast.Name) and f.id == "setattr" and node.args:
+            # ``setattr(sys.modules[__name__], ...)``: names bound on this module
+            self.dynamic |= "sys.modules" in ast.unparse(node.args[0]) or "__name__" in ast.unparse(
+                node.args[0]
+            )
+        self.generic_visit(node)
