@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._initorder import InitWalk, head_imports, head_tree, name_state, walk_init
+from prreport.analyzers._initorder import (
+    MODULE_DUNDERS,
+    InitWalk,
+    head_imports,
+    head_tree,
+    name_state,
+    walk_init,
+)
 from prreport.analyzers._modimports import (
     ImportBinding,
     ModuleIndex,
@@ -291,7 +298,9 @@ def _names_of_package(h: _Hoist, index: ModuleIndex) -> list[str]:
     return [
         b.name
         for b in h.bindings
-        if b.name and b.name != "*" and not index.runs_nothing(f"{h.target}.{b.name}")
+        if b.name
+        and b.name not in ("*", *MODULE_DUNDERS)  # set before the package's first line runs
+        and not index.runs_nothing(f"{h.target}.{b.name}")
     ]
 
 
@@ -300,7 +309,13 @@ def _judge_partial(
 ) -> tuple[str, str]:
     """``from <package> import X`` in a module the package's ``__init__`` may still be running."""
     states = {n: name_state(walk, n) for n in _names_of_package(h, index)}
-    where = f"{walk.path}:{walk.line}" if walk.line is not None else walk.path
+    late = [n for n, s in states.items() if s.state == "late"]
+    unknown = [n for n, s in states.items() if s.state == "unknown"]
+    names = [
+        {"name": n, "state": s.state, "line": s.line, "statement": s.statement, "why": s.why}
+        | ({"stars": list(s.stars)} if s.stars else {})
+        for n, s in states.items()
+    ]
     details["partial_init"] = {
         "package": walk.package,
         "package_path": walk.path,
@@ -308,14 +323,12 @@ def _judge_partial(
         "statement": walk.statement,
         "chain": list(walk.chain),
         "conditional": walk.conditional,
-        "names": [
-            {"name": n, "state": s.state, "line": s.line, "statement": s.statement, "why": s.why}
-            | ({"stars": list(s.stars)} if s.stars else {})
-            for n, s in states.items()
-        ],
+        "gap": walk.gap,
+        "names": names,
+        # the name the verdict rests on (what the report quotes)
+        "name": next((x for x in names if x["name"] in (late or unknown)), None),
     }
-    late = [n for n, s in states.items() if s.state == "late"]
-    unknown = [n for n, s in states.items() if s.state == "unknown"]
+    where = f"{walk.path}:{walk.line}" if walk.line is not None else walk.path
     runs = " -> ".join(walk.chain)
     if late:
         details["chain"] = [h.importer, *walk.chain]
@@ -328,7 +341,7 @@ def _judge_partial(
         )
     if unknown:
         s = states[unknown[0]]
-        if s.why == "walk" or s.why == "unread":
+        if s.why in ("walk", "unread"):
             gaps = {walk.package} if s.why == "unread" else walk.unavailable
             details["unavailable"] = sorted({*gaps, *walk.missing} - {""})
             details["unparseable"] = sorted(walk.unparseable)

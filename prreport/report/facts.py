@@ -324,7 +324,12 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
         elif k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):
             add(
                 k.replace(".", "_"),
-                {"symbol": fd.symbol, "line": fd.line, "chain": list(d.get("chain", []))},
+                {
+                    "symbol": fd.symbol,
+                    "line": fd.line,
+                    "chain": list(d.get("chain", [])),
+                    "partial_init": d.get("partial_init"),
+                },
             )
         elif k == "names.not-checkable":
             add(

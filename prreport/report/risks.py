@@ -49,6 +49,7 @@ def _import_cycle(x: RiskInput) -> Evidence:
             fd,
             chain=list(fd.details.get("chain", [])),
             target_path=fd.details.get("target_path", ""),
+            partial_init=fd.details.get("partial_init"),
         )
         for fd in x.of("cycle.risk")
     ]
@@ -216,6 +217,7 @@ def _cycle_unchecked(x: RiskInput) -> Evidence:
             depth_limited=bool(fd.details.get("depth_limited")),
             depth=fd.details.get("depth"),
             target_missing=bool(fd.details.get("target_missing")),
+            partial_init=fd.details.get("partial_init"),
         )
         for fd in x.of("cycle.unchecked")
     ]
