@@ -248,7 +248,11 @@ def name_at(tree: ast.Module, name: str, line: int) -> NameAt:
         return NameAt("unknown", why="getattr")
     if seen.dynamic or name in seen.globals:
         return NameAt("unknown", why="dynamic")
-    later = [n for n in _binding_lines(body[i:], name) if n >= line]
+    # bound (or maybe bound, by a star import) only later: too late either way
+    rest = _Binds(track=name)
+    for st in body[i:]:
+        rest.visit(st)
+    later = [n for n in [*rest.lines, *rest.star_lines] if n >= line]
     if not later:
         return NameAt("late")  # never bound
     return NameAt("late", min(later), _statement_at(tree, min(later)))
@@ -359,6 +363,7 @@ class _Binds(ast.NodeVisitor):
         self.names: set[str] = set()
         self.deleted: set[str] = set()
         self.stars: list[str] = []
+        self.star_lines: list[int] = []
         self.dynamic = False
         self.globals: set[str] = set()  # declared ``global`` in a function: it may bind them
         self.lines: list[int] = []
@@ -390,6 +395,7 @@ class _Binds(ast.NodeVisitor):
             self._bind(n)
         if any(a.name == "*" for a in node.names):
             self.stars.append("." * node.level + (node.module or ""))
+            self.star_lines.append(node.lineno)
 
     def _scope(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         self._bind(node.name)

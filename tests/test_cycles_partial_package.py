@@ -1,0 +1,244 @@
+"""``from <package> import X`` in a module the package's ``__init__`` is still running.
+
+python-telegram-bot ce852de9: the new ``telegram/telegram_boject_base.py`` does ``from telegram
+import TelegramError``; ``telegram/__init__.py`` imports ``telegram.user`` at line 8, which imports
+``telegram.telegram_boject_base``, and binds ``TelegramError`` only at line 26, so ``import
+telegram`` raises ``ImportError: cannot import name 'TelegramError' from partially initialized
+module 'telegram'``. The same real package with the name bound before the chain imports fine
+(safe); with the name left to a star import, a ``__getattr__`` or a conditional binding the walk
+cannot tell (unchecked). Also real: scrapy dcf7235f (``from scrapy.commands import ScrapyCommand``
+in a module ``scrapy/commands/__init__.py`` never imports) and pip a5718f51 (``from pip import
+__file__``, set before any line of the package runs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prreport.analyzers import SourceFiles
+from prreport.analyzers.cycles import CycleAnalyzer
+from prreport.bundle import PullRequestBundle
+from prreport.config import Config
+from prreport.findings import Finding
+from prreport.pipeline import Analysis, analyse
+from prreport.render import render_markdown
+from tests.corpus_texts import corpus_analysis, corpus_bundle
+from tests.gitrepo import analyse_commit
+
+PTB = "python-telegram-bot-ce852de9"
+BASE, INIT, ERROR = "telegram/telegram_boject_base.py", "telegram/__init__.py", "telegram/error.py"
+IMPORTER = "telegram.telegram_boject_base"
+# telegram/error.py at ce852de9, verbatim (the commit did not change it: not in the saved bundle).
+ERROR_PY = '''#!/usr/bin/env python
+
+
+class TelegramError(Exception):
+    """Base class for Telegram errors."""
+
+    @property
+    def message(self):
+        \'\'\'Returns the first argument used to construct this error.\'\'\'
+        return self.args[0]
+'''
+BIND = "from .error import TelegramError\n"
+CHAIN = "from .user import User\n"
+
+
+def _real_init() -> str:
+    text = corpus_bundle(PTB).context_files[INIT]
+    assert text is not None and BIND in text and CHAIN in text
+    return text
+
+
+def _init(replace: str) -> str:
+    """The real ``telegram/__init__.py`` with ``from .error import TelegramError`` (line 26) taken
+    out and ``replace`` put before ``from .user import User`` (line 8)."""
+    return _real_init().replace(BIND, "").replace(CHAIN, replace + CHAIN)
+
+
+def _with_init(init: str | None) -> PullRequestBundle:
+    """The real commit with another ``telegram/__init__.py`` at head (None: not fetched)."""
+    b = corpus_bundle(PTB)
+    context = {**b.context_files, ERROR: ERROR_PY}
+    if init is None:
+        del context[INIT]
+    else:
+        context[INIT] = init
+    return dataclasses.replace(b, context_files=context)
+
+
+def _cycle(a: Analysis) -> Finding:
+    (fd,) = [f for f in a.findings if f.kind.startswith("cycle.") and f.symbol == "telegram"]
+    assert fd.path == BASE and fd.line == 2
+    return fd
+
+
+def _risk_text(a: Analysis, lang: str, risk: str) -> str:
+    (line,) = [ln for ln in render_markdown(a.model, lang).splitlines() if f"**{risk}**" in ln]
+    return line
+
+
+def test_real_commit_fails_at_import_and_the_report_names_the_chain_and_the_late_line():
+    a = corpus_analysis(PTB)
+    fd = _cycle(a)
+    assert fd.kind == "cycle.risk"
+    pi = fd.details["partial_init"]
+    assert (pi["package_path"], pi["line"], pi["statement"]) == (INIT, 8, "from .user import User")
+    assert pi["chain"] == ["telegram", "telegram.user", IMPORTER] and pi["conditional"] is False
+    assert pi["name"] == {
+        "name": "TelegramError",
+        "state": "late",
+        "line": 26,
+        "statement": "from .error import TelegramError",
+        "why": "",
+    }
+    assert fd.details["chain"] == [IMPORTER, "telegram", "telegram.user", IMPORTER]
+    assert a.model.summary.verdict != "pure-refactor"
+    en = _risk_text(a, "en", "Import cycle")
+    assert (
+        "`from telegram import TelegramError` at `telegram/telegram_boject_base.py:2` fails" in en
+    )
+    assert "`telegram/__init__.py:8` (`from .user import User`)" in en
+    assert "binds `TelegramError` only later, at `telegram/__init__.py:26`" in en
+    zh = _risk_text(a, "zh", "导入环")
+    assert "会抛出 ImportError" in zh and "直到 `telegram/__init__.py:26`" in zh
+
+
+def test_the_risk_is_what_python_does_with_the_real_files(tmp_path: Path):
+    # The after tree of the commit: ``import telegram`` stops at the chain named above.
+    b = corpus_bundle(PTB)
+    texts = {**b.context_files, **{f.path: f.after for f in b.files}, ERROR: ERROR_PY}
+    for path, text in texts.items():
+        if path.startswith("telegram/") and text is not None:
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text(text)
+    run = subprocess.run(
+        [sys.executable, "-c", "import telegram"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert run.returncode != 0
+    assert "cannot import name 'TelegramError' from partially initialized module" in run.stderr
+    assert 'telegram_boject_base.py", line 2' in run.stderr
+
+
+def test_name_bound_before_the_chain_is_safe():
+    # ``from .error import TelegramError`` moved above ``from .user import User``: with this
+    # __init__ the real package imports (the error module imports nothing back).
+    a = analyse(_with_init(_init(BIND)), Config())
+    fd = _cycle(a)
+    assert fd.kind == "cycle.safe", fd.message
+    pi = fd.details["partial_init"]
+    assert pi["line"] == 9 and pi["chain"] == ["telegram", "telegram.user", IMPORTER]
+    (name,) = pi["names"]
+    assert (name["state"], name["line"]) == ("bound", 8)
+    assert "import-cycle" not in {r["id"] for r in a.model.risks}
+
+
+def test_name_bound_before_by_an_import_that_runs_the_module_first_is_a_risk():
+    # Bound before the chain by name, but by an import whose module imports the importer:
+    # ``TelegramError`` is bound only when that import finishes, after the module ran.
+    error = ERROR_PY.replace("\n\nclass", "\nfrom .telegram_boject_base import Base\n\n\nclass")
+    b = _with_init(_init(BIND))
+    b = dataclasses.replace(b, context_files={**b.context_files, ERROR: error})
+    fd = _cycle(analyse(b, Config()))
+    assert fd.kind == "cycle.risk"
+    pi = fd.details["partial_init"]
+    assert pi["line"] == 8 and pi["chain"] == ["telegram", "telegram.error", IMPORTER]
+
+
+@pytest.mark.parametrize(
+    ("before", "why"),
+    [
+        ("from .error import *\n", "star"),
+        (
+            "try:\n    from .error import TelegramError\nexcept ImportError:\n    pass\n",
+            "conditional",
+        ),
+        (
+            "def __getattr__(name):\n"
+            "    if name == 'TelegramError':\n"
+            "        from .error import TelegramError\n"
+            "        return TelegramError\n"
+            "    raise AttributeError(name)\n",
+            "getattr",
+        ),
+    ],
+)
+def test_name_the_walk_cannot_see_bound_before_the_chain_is_unchecked(before: str, why: str):
+    a = analyse(_with_init(_init(before)), Config())
+    fd = _cycle(a)
+    assert fd.kind == "cycle.unchecked", fd.message
+    assert fd.details["partial_init"]["name"]["why"] == why
+    text = _risk_text(a, "en", "Import cycle not checked")
+    assert (
+        "for `TelegramError` imported from `telegram` at `telegram/telegram_boject_base.py:2`"
+        in text
+    )
+    assert "`telegram` is still initialising when this module runs" in text
+    words = {
+        "star": "star import",
+        "conditional": "only under a condition",
+        "getattr": "__getattr__",
+    }
+    assert words[why] in text
+    assert "导入环未能检查" in render_markdown(a.model, "zh")
+
+
+def test_star_import_after_the_chain_is_still_too_late():
+    a = analyse(_with_init(_real_init().replace(BIND, "from .error import *\n")), Config())
+    fd = _cycle(a)
+    assert fd.kind == "cycle.risk"
+    assert fd.details["partial_init"]["name"]["line"] == 26
+
+
+def _cycle_requests(b: PullRequestBundle) -> frozenset[str]:
+    """The files the cycle analyzer asks the source for (other analyzers aside)."""
+    return CycleAnalyzer(Config().analysis).requests(b, SourceFiles(b)).files
+
+
+def test_package_init_not_read_is_unchecked_and_asked_for():
+    b = _with_init(None)
+    assert INIT in _cycle_requests(b)
+    a = analyse(b, Config())
+    fd = _cycle(a)
+    assert fd.kind == "cycle.unchecked"
+    assert fd.details["partial_init"]["name"]["why"] == "unread"
+    assert "the package's `telegram/__init__.py` was not read" in _risk_text(
+        a, "en", "Import cycle not checked"
+    )
+
+
+def test_git_source_reads_the_package_init_and_finds_the_risk(tmp_path: Path):
+    b = corpus_bundle(PTB)
+    base = {f.path: f.before for f in b.files if f.before is not None}
+    context = {p: t for p, t in b.context_files.items() if p.startswith("telegram/")}
+    change = {f.path: f.after for f in b.files}
+    a = analyse_commit(tmp_path, {**base, **context, ERROR: ERROR_PY}, change, "base class (#1)")
+    fd = _cycle(a)
+    assert fd.kind == "cycle.risk" and fd.details["partial_init"]["line"] == 8
+
+
+def test_package_whose_init_does_not_import_the_module_has_finished_first():
+    # scrapy dcf7235f: ``from scrapy.commands import ScrapyCommand`` in the new
+    # scrapy/commands/common_commands.py; scrapy/commands/__init__.py defines ScrapyCommand and
+    # imports no command module.
+    a = corpus_analysis("scrapy-dcf7235f")
+    (fd,) = [f for f in a.findings if f.kind.startswith("cycle.") and f.symbol == "scrapy.commands"]
+    assert fd.kind == "cycle.safe"
+    pi = fd.details["partial_init"]
+    assert pi["line"] is None and pi["gap"] is None
+    assert [n["state"] for n in pi["names"]] == ["finished"]
+
+
+def test_module_dunders_need_no_walk():
+    # pip a5718f51: ``from pip import __file__ as pip_location`` (the import system sets
+    # ``__file__`` before the package's first line): safe, and src/pip/__init__.py not asked for.
+    b = corpus_bundle("pip-a5718f51")
+    a = corpus_analysis("pip-a5718f51")
+    (fd,) = [f for f in a.findings if f.kind.startswith("cycle.") and f.symbol == "pip"]
+    assert fd.kind == "cycle.safe" and "partial_init" not in fd.details
+    assert "src/pip/__init__.py" not in _cycle_requests(b)
