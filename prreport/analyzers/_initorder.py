@@ -53,11 +53,35 @@ def head_tree(sources: SourceFiles, path: str) -> tuple[ast.Module | None, bool]
 
 
 def head_imports(sources: SourceFiles, path: str, tree: ast.Module) -> list[ImportBinding]:
-    """A head file's module-level imports, listed once per bundle (every walk reads them)."""
+    """The imports a head file runs when it is imported, listed once per bundle (every walk
+    reads them)."""
     imports: list[ImportBinding] = sources.memo(
-        path, "head", "module-imports", partial(module_level_imports, tree)
+        path, "head", "module-imports", partial(imports_at_import, tree)
     )
     return imports
+
+
+def imports_at_import(tree: ast.Module) -> list[ImportBinding]:
+    """Module-level imports that run when the module is imported: not those of an ``if __name__
+    == "__main__":`` block (a script's, run only as ``python -m``)."""
+    scripts = [
+        (st.body[0].lineno, st.body[-1].end_lineno or st.body[-1].lineno)
+        for st in tree.body
+        if isinstance(st, ast.If) and _is_main(st.test)
+    ]
+    return [b for b in module_level_imports(tree) if not any(a <= b.line <= z for a, z in scripts)]
+
+
+def _is_main(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (
+        isinstance(test.ops[0], ast.Eq)
+        and any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides)
+        and any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides)
+    )
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,7 @@ class InitWalk:
     unavailable: frozenset[str] = frozenset()  # first-party modules with no source
     unparseable: frozenset[str] = frozenset()
     truncated: bool = False  # the depth limit stopped the walk
+    until: int | None = None  # the walk stopped after this line: every name is bound by then
     tree: ast.Module | None = field(default=None, compare=False, repr=False)  # the __init__
 
 
@@ -143,9 +168,18 @@ class _Walker:
 
 
 def walk_init(
-    sources: SourceFiles, index: ModuleIndex, package: str, module: str, depth: int
+    sources: SourceFiles,
+    index: ModuleIndex,
+    package: str,
+    module: str,
+    depth: int,
+    names: Iterable[str] = (),
 ) -> InitWalk:
-    """Replay ``package``'s ``__init__`` until it first imports ``module`` (``depth`` hops)."""
+    """Replay ``package``'s ``__init__`` until it first imports ``module`` (``depth`` hops).
+
+    Once every one of ``names`` is certainly bound, what ``__init__`` imports next cannot
+    matter to them: the walk stops there (``until``) instead of reading the rest.
+    """
     path = index.path_of(package)
     if path is None:
         return InitWalk(package, "", False)  # a namespace package: no __init__ to run
@@ -159,7 +193,10 @@ def walk_init(
     gap: int | None = None
     found: tuple[list[str], bool] | None = None
     line: int | None = None
+    until = _all_bound_at(tree, names)
     for b in head_imports(sources, path, tree):
+        if until is not None and b.stmt_line > until:
+            break
         before = w.gaps()
         for dest in w.loads(b, package, path):
             found = w.visit(dest, 1)
@@ -185,8 +222,21 @@ def walk_init(
         frozenset(w.unavailable),
         frozenset(w.unparseable),
         w.truncated,
+        until,
         tree,
     )
+
+
+def _all_bound_at(tree: ast.Module, names: Iterable[str]) -> int | None:
+    """Last line of the top-level statement by which every name is certainly bound (None: some
+    name never is)."""
+    wanted = set(names)
+    bound: set[str] = set()
+    for st in tree.body:
+        bound = (bound | _definite_one(st)) - _deleted(st)
+        if wanted and wanted <= bound:
+            return st.end_lineno or st.lineno
+    return None
 
 
 @dataclass(frozen=True)
@@ -220,7 +270,8 @@ def name_state(walk: InitWalk, name: str) -> NameAt:
                 return NameAt("unknown", at.line, at.statement, "walk")
         return at
     if walk.gap is None:
-        return NameAt("finished")
+        # bound before any import that could run the module, or __init__ never imports it
+        return NameAt("finished") if walk.until is None else name_at(tree, name, walk.until + 1)
     at = name_at(tree, name, walk.gap)
     return at if at.state == "bound" else NameAt("unknown", at.line, at.statement, "walk")
 
@@ -259,16 +310,19 @@ def name_at(tree: ast.Module, name: str, line: int) -> NameAt:
 
 
 def _statement_at(tree: ast.Module, line: int) -> str:
-    """The simple statement starting at ``line`` as source (one line), "" if none."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno == line and not _compound(node):
-            text = ast.unparse(node)
-            return text if "\n" not in text else text.split("\n", 1)[0] + " ..."
-    return ""
-
-
-def _compound(st: ast.stmt) -> bool:
-    return any(isinstance(getattr(st, f, None), list) for f in ("body", "orelse", "handlers"))
+    """The innermost statement starting at ``line`` as one line of source ("" if none); a
+    compound statement by its header (``class ScrapyCommand: ...``)."""
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and n.lineno == line]
+    if not found:
+        return ""
+    st = found[-1]
+    if isinstance(st, ast.ClassDef):
+        return f"class {st.name}: ..."
+    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return f"def {st.name}(...): ..."
+    text = ast.unparse(st)
+    first = text.split("\n", 1)[0]
+    return first if first == text else f"{first} ..."
 
 
 def _inner(st: ast.stmt) -> Iterator[ast.stmt]:

@@ -300,6 +300,8 @@ def _names_of_package(h: _Hoist, index: ModuleIndex) -> list[str]:
         for b in h.bindings
         if b.name
         and b.name not in ("*", *MODULE_DUNDERS)  # set before the package's first line runs
+        # ``from .. import pkg`` in pkg's own module takes the package pkg from its parent
+        and index.absolute(b, h.importer, h.file.path) == h.target
         and not index.runs_nothing(f"{h.target}.{b.name}")
     ]
 
@@ -324,6 +326,7 @@ def _judge_partial(
         "chain": list(walk.chain),
         "conditional": walk.conditional,
         "gap": walk.gap,
+        "until": walk.until,
         "names": names,
         # the name the verdict rests on (what the report quotes)
         "name": next((x for x in names if x["name"] in (late or unknown)), None),
@@ -342,7 +345,8 @@ def _judge_partial(
     if unknown:
         s = states[unknown[0]]
         if s.why in ("walk", "unread"):
-            gaps = {walk.package} if s.why == "unread" else walk.unavailable
+            unread = s.why == "unread" and not walk.unparseable
+            gaps = {walk.package} if unread else walk.unavailable
             details["unavailable"] = sorted({*gaps, *walk.missing} - {""})
             details["unparseable"] = sorted(walk.unparseable)
             details["depth_limited"] = walk.truncated
@@ -351,6 +355,12 @@ def _judge_partial(
             "cycle.unchecked",
             f"{h.target}: not verified that {unknown[0]} is bound when {h.importer} runs "
             f"({_WHY[s.why]})",
+        )
+    if walk.line is None and walk.until is not None:
+        return (
+            "cycle.safe",
+            f"{walk.path} binds {', '.join(states)} before any import that could run "
+            f"{h.importer} (line {walk.until})",
         )
     if walk.line is None:
         return (
@@ -371,7 +381,7 @@ _WHY = {
     "getattr": "the package defines __getattr__",
     "dynamic": "the package binds names at run time",
     "walk": "an import before could not be followed",
-    "unread": "the package __init__ was not read",
+    "unread": "the package __init__ could not be read",
 }
 
 
@@ -472,8 +482,9 @@ class CycleAnalyzer(Analyzer):
                 if key not in cache:
                     cache[key] = explore(sources, index, h.importer, h.target, depth)
                 ex = cache[key]
-                if ex.ancestor and ex.init is None and _names_of_package(h, index):
-                    ex.init = walk_init(sources, index, h.target, h.importer, depth)
+                names = _names_of_package(h, index)
+                if ex.ancestor and ex.init is None and names:
+                    ex.init = walk_init(sources, index, h.target, h.importer, depth, names)
                 out.append((h, ex))
             return out
 
