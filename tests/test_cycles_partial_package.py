@@ -245,3 +245,47 @@ def test_module_dunders_need_no_walk():
     (fd,) = [f for f in a.findings if f.kind.startswith("cycle.") and f.symbol == "pip"]
     assert fd.kind == "cycle.safe" and "partial_init" not in fd.details
     assert "src/pip/__init__.py" not in _cycle_requests(b)
+
+
+def test_an_import_in_a_main_block_runs_no_cycle():
+    # telegram/user.py of the commit gains ``from .telegram_boject_base import Base``; the new
+    # base module imports telegram.user back only in a demo block run as ``python -m``, as
+    # textual's markup.py does (``if __name__ == "__main__": from textual._markup_playground
+    # import ...``): importing it runs no cycle.
+    b = corpus_bundle(PTB)
+    demo = '\n\nif __name__ == "__main__":\n    from telegram.user import User\n\n    print(User(1, "x"))\n'
+    files = [
+        dataclasses.replace(f, after=f.after + demo) if f.path == BASE and f.after else f
+        for f in b.files
+    ]
+    a = analyse(dataclasses.replace(b, files=files), Config())
+    (fd,) = [
+        f
+        for f in a.findings
+        if f.kind.startswith("cycle.") and f.path == "telegram/user.py" and f.symbol == IMPORTER
+    ]
+    assert fd.kind == "cycle.safe" and fd.details["chain"] == []
+    assert "telegram.user" not in fd.details["target_imports"]
+
+
+def test_a_package_taken_from_its_parent_in_its_own_module_is_no_name_lookup(tmp_path: Path):
+    # The real package moved under a parent package ``tg``; the base module takes its own
+    # package from the parent (``from .. import telegram``, as trio's ``from .. import _core``
+    # in trio/_core/_entry_queue.py): Python finds tg.telegram in sys.modules while it is
+    # still initialising, so no name has to be bound in tg/telegram/__init__.py.
+    b = corpus_bundle(PTB)
+    after = corpus_bundle(PTB).file(BASE).after
+    assert after is not None
+    own = after.replace("from telegram import TelegramError\n", "from .. import telegram\n" + BIND)
+    base = {f"tg/{f.path}": f.before for f in b.files if f.before is not None}
+    context = {f"tg/{p}": t for p, t in b.context_files.items() if p.startswith("telegram/")}
+    change: dict[str, str | None] = {f"tg/{f.path}": f.after for f in b.files}
+    change[f"tg/{BASE}"] = own
+    start = {**base, **context, f"tg/{ERROR}": ERROR_PY, "tg/__init__.py": ""}
+    a = analyse_commit(tmp_path, start, change, "base class (#1)")
+    (fd,) = [
+        f
+        for f in a.findings
+        if f.kind.startswith("cycle.") and f.path == f"tg/{BASE}" and f.symbol == "tg.telegram"
+    ]
+    assert fd.kind == "cycle.safe" and "partial_init" not in fd.details
