@@ -287,9 +287,7 @@ def name_at(tree: ast.Module, name: str, line: int) -> NameAt:
     if name in _definite(done):
         first = min(_binding_lines(done, name))
         return NameAt("bound", first, _statement_at(tree, first))
-    seen = _Binds()
-    for st in [*done, *partly]:
-        seen.visit(st)
+    seen = _scan([*done, *partly])
     if name in seen.names:
         first = min(_binding_lines([*done, *partly], name))
         return NameAt("unknown", first, _statement_at(tree, first), "conditional")
@@ -300,9 +298,7 @@ def name_at(tree: ast.Module, name: str, line: int) -> NameAt:
     if seen.dynamic or name in seen.globals:
         return NameAt("unknown", why="dynamic")
     # bound (or maybe bound, by a star import) only later: too late either way
-    rest = _Binds(track=name)
-    for st in body[i:]:
-        rest.visit(st)
+    rest = _scan(body[i:], name)
     later = [n for n in [*rest.lines, *rest.star_lines] if n >= line]
     if not later:
         return NameAt("late")  # never bound
@@ -397,101 +393,84 @@ def _raises(body: list[ast.stmt]) -> bool:
 
 
 def _deleted(st: ast.stmt) -> set[str]:
-    seen = _Binds()
-    seen.visit(st)
-    return seen.deleted
+    return _scan([st]).deleted
 
 
 def _binding_lines(stmts: Iterable[ast.stmt], name: str) -> list[int]:
     """Lines of the statements in ``stmts`` (at any depth, outside functions) that bind ``name``."""
-    seen = _Binds(track=name)
+    return _scan(stmts, name).lines
+
+
+@dataclass
+class _Seen:
+    """What a run of module-level statements may bind, outside functions, classes and lambdas."""
+
+    names: set[str] = field(default_factory=set)
+    deleted: set[str] = field(default_factory=set)
+    stars: list[str] = field(default_factory=list)  # modules star-imported
+    star_lines: list[int] = field(default_factory=list)
+    dynamic: bool = False  # globals(), vars(), exec(), setattr on the module
+    globals: set[str] = field(default_factory=set)  # declared ``global`` in a function
+    lines: list[int] = field(default_factory=list)  # statements binding the tracked name
+
+
+# Scopes of their own: what they bind stays inside (a comprehension's target, a lambda's args).
+_OWN_SCOPE = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _scan(stmts: Iterable[ast.stmt], track: str = "") -> _Seen:
+    seen = _Seen()
     for st in stmts:
-        seen.visit(st)
-    return seen.lines
+        for node, line in _module_scope(st, st.lineno):
+            bound = _bound_by(node)
+            seen.names.update(bound)
+            if track in bound:
+                seen.lines.append(line)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Del):
+                seen.deleted.add(node.id)
+            elif isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                seen.stars.append("." * node.level + (node.module or ""))
+                seen.star_lines.append(line)
+            elif isinstance(node, _SCOPES):
+                seen.globals.update(
+                    n for g in ast.walk(node) if isinstance(g, ast.Global) for n in g.names
+                )
+            elif isinstance(node, ast.Call):
+                seen.dynamic |= _binds_dynamically(node)
+    return seen
 
 
-class _Binds(ast.NodeVisitor):
-    """Module names a run of statements may bind: not inside functions, classes or lambdas."""
+def _module_scope(node: ast.AST, line: int) -> Iterator[tuple[ast.AST, int]]:
+    """The nodes that run in the module's own scope, each with the line of its statement."""
+    if isinstance(node, ast.stmt):
+        line = node.lineno
+    yield node, line
+    if isinstance(node, _OWN_SCOPE):
+        return
+    inner = node.decorator_list if isinstance(node, _SCOPES) else ast.iter_child_nodes(node)
+    for child in inner:
+        yield from _module_scope(child, line)
 
-    def __init__(self, track: str = "") -> None:
-        self.names: set[str] = set()
-        self.deleted: set[str] = set()
-        self.stars: list[str] = []
-        self.star_lines: list[int] = []
-        self.dynamic = False
-        self.globals: set[str] = set()  # declared ``global`` in a function: it may bind them
-        self.lines: list[int] = []
-        self._track = track
-        self._stmt = 0
 
-    def visit(self, node: ast.AST) -> None:
-        if isinstance(node, ast.stmt):
-            self._stmt = node.lineno
-        super().visit(node)
+def _bound_by(node: ast.AST) -> list[str]:
+    """The module names one node binds."""
+    if isinstance(node, ast.Name):
+        return [node.id] if isinstance(node.ctx, ast.Store) else []
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return list(_import_names(node))
+    if isinstance(node, (*_SCOPES, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return [node.name] if node.name else []
+    if isinstance(node, ast.MatchMapping):
+        return [node.rest] if node.rest else []
+    return []
 
-    def _bind(self, name: str) -> None:
-        self.names.add(name)
-        if name == self._track:
-            self.lines.append(self._stmt)
 
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Store):
-            self._bind(node.id)
-        elif isinstance(node.ctx, ast.Del):
-            self.deleted.add(node.id)
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for n in _import_names(node):
-            self._bind(n)
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for n in _import_names(node):
-            self._bind(n)
-        if any(a.name == "*" for a in node.names):
-            self.stars.append("." * node.level + (node.module or ""))
-            self.star_lines.append(node.lineno)
-
-    def _scope(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
-        self._bind(node.name)
-        for d in node.decorator_list:
-            self.visit(d)
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Global):
-                self.globals.update(inner.names)
-
-    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _scope  # noqa: N815
-
-    def _skip(self, node: ast.AST) -> None:
-        return None  # its own scope: binds nothing in the module
-
-    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _skip  # noqa: N815
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self._bind(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
-        if node.name:
-            self._bind(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
-        if node.name:
-            self._bind(node.name)
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
-        if node.rest:
-            self._bind(node.rest)
-        self.generic_visit(node)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        f = node.func
-        if isinstance(f, ast.Name) and f.id in _DYNAMIC:
-            self.dynamic = True
-        elif isinstance(f, ast.Name) and f.id == "setattr" and node.args:
-            # ``setattr(sys.modules[__name__], ...)``: names bound on this module
-            self.dynamic |= "sys.modules" in ast.unparse(node.args[0]) or "__name__" in ast.unparse(
-                node.args[0]
-            )
-        self.generic_visit(node)
+def _binds_dynamically(call: ast.Call) -> bool:
+    """``globals()``, ``vars()``, ``exec(...)``, ``setattr(sys.modules[__name__], ...)``."""
+    f = call.func
+    if isinstance(f, ast.Name) and f.id in _DYNAMIC:
+        return True
+    if isinstance(f, ast.Name) and f.id == "setattr" and call.args:
+        target = ast.unparse(call.args[0])
+        return "sys.modules" in target or "__name__" in target
+    return False
