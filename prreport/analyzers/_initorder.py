@@ -89,8 +89,7 @@ class InitWalk:
     """Where ``package``'s ``__init__`` is when ``module`` first runs."""
 
     package: str
-    path: str  # the package's __init__.py
-    read: bool  # its text was read and parsed
+    path: str  # the package's __init__.py ("" for a namespace package)
     chain: tuple[str, ...] = ()  # package ... module, when __init__ imports module
     line: int | None = None  # first line of the __init__ import statement that starts the chain
     statement: str = ""  # that statement
@@ -182,12 +181,12 @@ def walk_init(
     """
     path = index.path_of(package)
     if path is None:
-        return InitWalk(package, "", False)  # a namespace package: no __init__ to run
+        return InitWalk(package, "")  # a namespace package: no __init__ to run
     tree, fetched = head_tree(sources, path)
     if not fetched:
-        return InitWalk(package, path, False, missing=frozenset({path}))
+        return InitWalk(package, path, missing=frozenset({path}))
     if tree is None:
-        return InitWalk(package, path, False, unparseable=frozenset({path}))
+        return InitWalk(package, path, unparseable=frozenset({path}))
     # The package and the packages above it are in sys.modules before its __init__ runs.
     w = _Walker(sources, index, module, depth, {*parents(package), package})
     gap: int | None = None
@@ -212,7 +211,6 @@ def walk_init(
     return InitWalk(
         package,
         path,
-        True,
         tuple([package, *chain]) if chain else (),
         line,
         _statement_at(tree, line) if line is not None else "",
