@@ -324,12 +324,8 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
         elif k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):
             add(
                 k.replace(".", "_"),
-                {
-                    "symbol": fd.symbol,
-                    "line": fd.line,
-                    "chain": list(d.get("chain", [])),
-                    "partial_init": d.get("partial_init"),
-                },
+                {"symbol": fd.symbol, "line": fd.line, "chain": list(d.get("chain", []))}
+                | partial_init(fd),
             )
         elif k == "names.not-checkable":
             add(
@@ -407,6 +403,12 @@ SYMBOL_PRIORITY = (
 
 def names_of(findings: list[Finding], kind: str) -> list[str]:
     return sorted({fd.symbol for fd in findings if fd.kind == kind and fd.symbol})
+
+
+def partial_init(fd: Finding) -> dict[str, Any]:
+    """A cycle finding's package still initialising (its ``__init__`` lines), when it has one."""
+    pi = fd.details.get("partial_init")
+    return {"partial_init": pi} if pi else {}
 
 
 def evidence(fd: Finding, **extra: Any) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
-from prreport.report.facts import evidence, guard_texts
+from prreport.report.facts import evidence, guard_texts, partial_init
 from prreport.report.model import FileEntry
 from prreport.report.verdict import is_failure
 
@@ -49,7 +49,7 @@ def _import_cycle(x: RiskInput) -> Evidence:
             fd,
             chain=list(fd.details.get("chain", [])),
             target_path=fd.details.get("target_path", ""),
-            partial_init=fd.details.get("partial_init"),
+            **partial_init(fd),
         )
         for fd in x.of("cycle.risk")
     ]
@@ -217,7 +217,7 @@ def _cycle_unchecked(x: RiskInput) -> Evidence:
             depth_limited=bool(fd.details.get("depth_limited")),
             depth=fd.details.get("depth"),
             target_missing=bool(fd.details.get("target_missing")),
-            partial_init=fd.details.get("partial_init"),
+            **partial_init(fd),
         )
         for fd in x.of("cycle.unchecked")
     ]
