@@ -268,24 +268,53 @@ def test_an_import_in_a_main_block_runs_no_cycle():
     assert "telegram.user" not in fd.details["target_imports"]
 
 
-def test_a_package_taken_from_its_parent_in_its_own_module_is_no_name_lookup(tmp_path: Path):
-    # The real package moved under a parent package ``tg``; the base module takes its own
-    # package from the parent (``from .. import telegram``, as trio's ``from .. import _core``
-    # in trio/_core/_entry_queue.py): Python finds tg.telegram in sys.modules while it is
-    # still initialising, so no name has to be bound in tg/telegram/__init__.py.
+def _under_tg(tmp_path: Path, tg_init: str, imports: str) -> Analysis:
+    """The real commit with the package moved under a parent package ``tg`` (its
+    ``__init__.py``: ``tg_init``) and ``imports`` in place of the base module's
+    ``from telegram import TelegramError``, through the git source."""
     b = corpus_bundle(PTB)
-    after = corpus_bundle(PTB).file(BASE).after
-    assert after is not None
-    own = after.replace("from telegram import TelegramError\n", "from .. import telegram\n" + BIND)
+    after = b.file(BASE).after if b.file(BASE) else None
+    assert after is not None and "from telegram import TelegramError\n" in after
     base = {f"tg/{f.path}": f.before for f in b.files if f.before is not None}
     context = {f"tg/{p}": t for p, t in b.context_files.items() if p.startswith("telegram/")}
     change: dict[str, str | None] = {f"tg/{f.path}": f.after for f in b.files}
-    change[f"tg/{BASE}"] = own
-    start = {**base, **context, f"tg/{ERROR}": ERROR_PY, "tg/__init__.py": ""}
-    a = analyse_commit(tmp_path, start, change, "base class (#1)")
+    change[f"tg/{BASE}"] = after.replace("from telegram import TelegramError\n", imports)
+    start = {**base, **context, f"tg/{ERROR}": ERROR_PY, "tg/__init__.py": tg_init}
+    return analyse_commit(tmp_path, start, change, "base class (#1)")
+
+
+def _cycle_of(a: Analysis, target: str) -> Finding:
     (fd,) = [
         f
         for f in a.findings
-        if f.kind.startswith("cycle.") and f.path == f"tg/{BASE}" and f.symbol == "tg.telegram"
+        if f.kind.startswith("cycle.") and f.path == f"tg/{BASE}" and f.symbol == target
     ]
+    return fd
+
+
+def test_a_package_taken_from_its_parent_in_its_own_module_is_no_name_lookup(tmp_path: Path):
+    # The base module takes its own package from the parent (``from .. import telegram``, as
+    # trio's ``from .. import _core`` in trio/_core/_entry_queue.py): Python finds tg.telegram in
+    # sys.modules while it is still initialising, so no name has to be bound in its __init__.
+    a = _under_tg(tmp_path, "", "from .. import telegram\n" + BIND)
+    fd = _cycle_of(a, "tg.telegram")
     assert fd.kind == "cycle.safe" and "partial_init" not in fd.details
+
+
+@pytest.mark.parametrize("version_first", [False, True])
+def test_a_name_of_the_grandparent_package_is_bound_before_its_chain_or_not(
+    tmp_path: Path, version_first: bool
+):
+    # tg/__init__.py imports tg.telegram, whose __init__ (line 8) runs the base module, which
+    # takes VERSION from tg: bound only if tg binds it before importing tg.telegram.
+    bind, chain = "VERSION = '1.9'\n", "from .telegram import Bot\n"
+    tg_init = bind + chain if version_first else chain + bind
+    a = _under_tg(tmp_path, tg_init, "from tg import VERSION\n" + BIND)
+    fd = _cycle_of(a, "tg")
+    pi = fd.details["partial_init"]
+    if version_first:
+        assert fd.kind == "cycle.safe" and pi["names"][0]["line"] == 1
+    else:
+        assert fd.kind == "cycle.risk"
+        assert pi["line"] == 1 and pi["names"][0]["line"] == 2
+        assert pi["chain"] == ["tg", "tg.telegram", "tg.telegram.user", f"tg.{IMPORTER}"]
