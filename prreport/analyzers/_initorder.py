@@ -100,6 +100,9 @@ class InitWalk:
     unparseable: frozenset[str] = frozenset()
     truncated: bool = False  # the depth limit stopped the walk
     until: int | None = None  # the walk stopped after this line: every name is bound by then
+    # a whole-repository search found no module that imports ``module`` at module level: the
+    # __init__ cannot reach it, however far the walk got
+    unimported: bool = False
     tree: ast.Module | None = field(default=None, compare=False, repr=False)  # the __init__
 
 
@@ -211,17 +214,17 @@ def walk_init(
     return InitWalk(
         package,
         path,
-        tuple([package, *chain]) if chain else (),
-        line,
-        _statement_at(tree, line) if line is not None else "",
-        conditional,
-        gap,
-        frozenset(w.missing),
-        frozenset(w.unavailable),
-        frozenset(w.unparseable),
-        w.truncated,
-        until,
-        tree,
+        chain=tuple([package, *chain]) if chain else (),
+        line=line,
+        statement=_statement_at(tree, line) if line is not None else "",
+        conditional=conditional,
+        gap=gap,
+        missing=frozenset(w.missing),
+        unavailable=frozenset(w.unavailable),
+        unparseable=frozenset(w.unparseable),
+        truncated=w.truncated,
+        until=until,
+        tree=tree,
     )
 
 
@@ -235,6 +238,47 @@ def _all_bound_at(tree: ast.Module, names: Iterable[str]) -> int | None:
         if wanted and wanted <= bound:
             return st.end_lineno or st.lineno
     return None
+
+
+def imported_by_none(sources: SourceFiles, index: ModuleIndex, module: str) -> bool:
+    """Whether a whole-repository search proves that no module imports ``module`` at module
+    level (False when it cannot tell: no search, or a file it names was not read).
+
+    Every file that imports ``module`` names its last part (``import pkg.leaf``, ``from pkg
+    import leaf``, ``from .leaf import x``), and so does an ``__all__`` a star import follows.
+    """
+    bundle = sources.bundle
+    leaf = module.rsplit(".", 1)[-1]
+    if bundle.reference_scope != "repository" or leaf not in bundle.references:
+        return False
+    own = index.path_of(module)
+    for path in sorted({hit.rsplit(":", 1)[0] for hit in bundle.references[leaf]} - {own}):
+        name = index.module_of(path)
+        tree, _fetched = head_tree(sources, path)
+        if tree is None or name is None:
+            # not read, or a script outside the packages: only a package module counts
+            if tree is None and name is not None:
+                return False
+            continue
+        if any(index.target(b, name, path) == module for b in head_imports(sources, path, tree)):
+            return False
+        if "__all__" in _scan(tree.body).names and leaf in _all_strings(tree):
+            return False
+    return True
+
+
+def _all_strings(tree: ast.Module) -> set[str]:
+    """String constants of the module's ``__all__`` assignments."""
+    out: set[str] = set()
+    for st in tree.body:
+        targets = st.targets if isinstance(st, ast.Assign) else [getattr(st, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            out |= {
+                n.value
+                for n in ast.walk(st)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            }
+    return out
 
 
 @dataclass(frozen=True)
@@ -267,9 +311,11 @@ def name_state(walk: InitWalk, name: str) -> NameAt:
             if name_at(tree, name, walk.gap).state != "bound":
                 return NameAt("unknown", at.line, at.statement, "walk")
         return at
-    if walk.gap is None:
+    if walk.gap is None or walk.unimported:
         # bound before any import that could run the module, or __init__ never imports it
-        return NameAt("finished") if walk.until is None else name_at(tree, name, walk.until + 1)
+        if walk.until is None or walk.unimported:
+            return NameAt("finished")
+        return name_at(tree, name, walk.until + 1)
     at = name_at(tree, name, walk.gap)
     return at if at.state == "bound" else NameAt("unknown", at.line, at.statement, "walk")
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers._defs import reference_request
 from prreport.analyzers._initorder import (
     MODULE_DUNDERS,
     InitWalk,
     head_imports,
     head_tree,
+    imported_by_none,
     name_state,
     walk_init,
 )
@@ -306,6 +308,22 @@ def _names_of_package(h: _Hoist, index: ModuleIndex) -> list[str]:
     ]
 
 
+def _init_walk(
+    sources: SourceFiles, index: ModuleIndex, h: _Hoist, depth: int, names: list[str]
+) -> InitWalk:
+    """The walk of the package's ``__init__``; where it cannot finish, a repository search
+    may still prove that nothing imports the importer at module level."""
+    walk = walk_init(sources, index, h.target, h.importer, depth, names)
+    if _unfinished(walk, names) and imported_by_none(sources, index, h.importer):
+        return replace(walk, unimported=True)
+    return walk
+
+
+def _unfinished(walk: InitWalk, names: list[str]) -> bool:
+    """Some name is unknown only because the walk could not follow an import."""
+    return walk.line is None and any(name_state(walk, n).why == "walk" for n in names)
+
+
 def _judge_partial(
     h: _Hoist, walk: InitWalk, index: ModuleIndex, details: dict[str, object]
 ) -> tuple[str, str]:
@@ -327,6 +345,7 @@ def _judge_partial(
         "conditional": walk.conditional,
         "gap": walk.gap,
         "until": walk.until,
+        "unimported": walk.unimported,
         "names": names,
         # the name the verdict rests on (what the report quotes)
         "name": next((x for x in names if x["name"] in (late or unknown)), None),
@@ -361,6 +380,12 @@ def _judge_partial(
             "cycle.safe",
             f"{walk.path} binds {', '.join(states)} before any import that could run "
             f"{h.importer} (line {walk.until})",
+        )
+    if walk.unimported:
+        return (
+            "cycle.safe",
+            f"{h.target} is a package of {h.importer}: no module imports {h.importer} at "
+            "module level (repository search), so its __init__ has finished first",
         )
     if walk.line is None:
         return (
@@ -484,7 +509,7 @@ class CycleAnalyzer(Analyzer):
                 ex = cache[key]
                 names = _names_of_package(h, index)
                 if ex.ancestor and ex.init is None and names:
-                    ex.init = walk_init(sources, index, h.target, h.importer, depth, names)
+                    ex.init = _init_walk(sources, index, h, depth, names)
                 out.append((h, ex))
             return out
 
@@ -497,13 +522,19 @@ class CycleAnalyzer(Analyzer):
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """The target modules, then the files they import, one level per round (for a package of
-        the importer: its ``__init__``, then what that imports)."""
+        the importer: its ``__init__``, then what that imports; when that walk cannot finish, a
+        repository search for the importer's name and the files it is found in)."""
         missing: set[str] = set()
-        for _h, ex in self._walks(bundle, sources):
+        searched: set[str] = set()
+        index = module_index(sources, self.config.first_party)
+        for h, ex in self._walks(bundle, sources):
             missing |= ex.missing
             if ex.init is not None:  # the package __init__ and what it imports first
                 missing |= ex.init.missing
-        return ContextRequest(files=frozenset(missing))
+                if _unfinished(ex.init, _names_of_package(h, index)):
+                    searched.add(h.importer.rsplit(".", 1)[-1])
+        found = reference_request(bundle, searched) if searched else ContextRequest()
+        return ContextRequest(files=frozenset(missing)) | found
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``cycle.safe``/``cycle.risk`` per (importer, target) and ``contract.implicit`` per target."""
