@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
-from tests.corpus_texts import corpus_analysis, corpus_text
+from tests.corpus_texts import corpus_analysis, corpus_text, live_changes
 from tests.gitrepo import analyse_commit
 
 SCRAPY = "scrapy-df64fe32"
@@ -42,6 +42,15 @@ def _scrapy_variant(tmp_path: Path, edit=lambda path, side, text: text) -> Analy
 def _replace_once(text: str, old: str, new: str) -> str:
     assert text.count(old) == 1, old
     return text.replace(old, new)
+
+
+def _headers_after(old: str, new: str):
+    """An ``edit`` for ``_scrapy_variant``: ``old`` spelled ``new`` in headers.py after."""
+
+    def edit(path: str, side: str, text: str) -> str:
+        return _replace_once(text, old, new) if (path, side) == (HEADERS, "after") else text
+
+    return edit
 
 
 # -- definitions nested in moved code follow it ----------------------------------------------
@@ -99,15 +108,10 @@ def test_moved_test_edited_on_the_way_is_ambiguous_between_two_new_homes(tmp_pat
 
 def test_folded_method_with_another_body_is_a_move_that_changes_behaviour(tmp_path: Path):
     # Look-alike: Headers.__setitem__ no longer normalises the value.
-    def edit(path: str, side: str, text: str) -> str:
-        if path == HEADERS and side == "after":
-            return _replace_once(
-                text,
-                "dict.__setitem__(self, self.normkey(key), self.normvalue(value))",
-                "dict.__setitem__(self, self.normkey(key), value)",
-            )
-        return text
-
+    edit = _headers_after(
+        "dict.__setitem__(self, self.normkey(key), self.normvalue(value))",
+        "dict.__setitem__(self, self.normkey(key), value)",
+    )
     fd = _of(_scrapy_variant(tmp_path, edit), "symbol.moved")["Headers.__setitem__"]
     assert fd.details["equality"] == "different"
     assert fd.details["behavior_change"] is True
@@ -131,3 +135,79 @@ def test_equal_local_classes_renamed_in_two_tests_are_no_extraction(tmp_path: Pa
 
     a = _scrapy_variant(tmp_path, edit)
     assert not [q for q in _of(a, "code.extracted") if q.startswith("TestCaseInsensitiveDictBase")]
+
+
+# -- the removed base's methods put back at their super() call sites -------------------------
+
+
+def test_super_calls_into_the_removed_base_are_inlined_and_account_for_the_changes():
+    # Headers.__init__ called super().__init__(seq), __getitem__/get called super().m(key...)
+    # inside cast(...)[-1]: CaselessDict, Headers' only base, was removed and its bodies put in
+    # their place; Headers now has CaselessDict's base (dict), so the super() in the inlined
+    # __init__ body still reaches dict.__init__.
+    a = corpus_analysis(SCRAPY)
+    inlined = _of(a, "code.inlined")
+    assert set(inlined) == {"CaselessDict.__init__", "CaselessDict.__getitem__", "CaselessDict.get"}
+    for fd in inlined.values():
+        assert fd.details["proven"] is True and fd.details["behavior_change"] is False
+        assert fd.details["helper_path"] == DATATYPES
+    scopes = {s["scope"] for s in inlined["CaselessDict.__getitem__"].details["sites"]}
+    assert scopes == {"Headers.__getitem__", "Headers.getlist"}
+    changed = {f.symbol for f in a.model.findings if f.kind == "behavior.changed"}
+    assert {"Headers.__init__", "Headers.__getitem__", "Headers.get", "Headers.getlist"} < changed
+    # Those four are explained by the inlining; Headers.update now calls dict.update where
+    # super().update reached CaselessDict.update, which normalised keys and values a second
+    # time: not the same code.
+    assert live_changes(a) == ["Headers.update"]
+    assert a.model.summary.verdict != "pure-refactor"  # CaselessDict itself is gone
+
+
+def test_super_call_into_a_base_whose_replacement_has_other_bases_is_not_proven(tmp_path: Path):
+    # Look-alike: Headers now derives from OrderedDict, CaselessDict derived from dict: the
+    # super().__init__() of the inlined body reaches OrderedDict.__init__ now.
+    def edit(path: str, side: str, text: str) -> str:
+        if path == HEADERS and side == "after":
+            text = _replace_once(text, "class Headers(dict):", "class Headers(OrderedDict):")
+            return "from collections import OrderedDict\n" + text
+        return text
+
+    a = _scrapy_variant(tmp_path, edit)
+    fd = _of(a, "code.inlined")["CaselessDict.__init__"]
+    assert fd.details["proven"] is False
+    [site] = fd.details["sites"]
+    assert "Headers now has the bases (OrderedDict), CaselessDict had (dict)" in site["reason"]
+    assert "Headers.__init__" in live_changes(a)
+
+
+def test_inlined_super_call_with_another_body_says_what_differs(tmp_path: Path):
+    # Look-alike: Headers.get no longer normalises the default value it puts back.
+    edit = _headers_after(
+        "dict.get(self, self.normkey(key), self.normvalue(def_val)),",
+        "dict.get(self, self.normkey(key), def_val),",
+    )
+    a = _scrapy_variant(tmp_path, edit)
+    fd = _of(a, "code.inlined")["CaselessDict.get"]
+    assert fd.details["proven"] is False and fd.details["behavior_change"] is True
+    [site] = fd.details["sites"]
+    assert site["reason"] == "the expanded code differs"
+    assert any("self.normvalue(def_val)" in ln for ln in site["residual"] if ln.startswith("-"))
+    assert _of(a, "code.inlined")["CaselessDict.__getitem__"].details["proven"] is True
+
+
+def test_super_call_into_a_second_base_is_not_resolved(tmp_path: Path):
+    # Look-alike: Headers listed a mixin before CaselessDict: super() from Headers reaches the
+    # mixin first, so nothing is claimed about CaselessDict's methods.
+    mixin = "class _Mixin:\n    pass\n\n\n"
+
+    def edit(path: str, side: str, text: str) -> str:
+        if path == HEADERS and side == "before":
+            text = _replace_once(
+                text, "class Headers(CaselessDict):", mixin + "class Headers(_Mixin, CaselessDict):"
+            )
+        elif path == HEADERS:
+            text = _replace_once(
+                text, "class Headers(dict):", mixin + "class Headers(_Mixin, dict):"
+            )
+        return text
+
+    assert _of(_scrapy_variant(tmp_path, edit), "code.inlined") == {}
