@@ -211,3 +211,21 @@ def test_super_call_into_a_second_base_is_not_resolved(tmp_path: Path):
         return text
 
     assert _of(_scrapy_variant(tmp_path, edit), "code.inlined") == {}
+
+
+def test_inlined_body_reading_a_method_only_the_removed_base_had_is_not_proven(tmp_path: Path):
+    # Look-alike: Headers names its key normaliser norm_key, so the self.normkey(key) of
+    # CaselessDict.__getitem__ reached CaselessDict.normkey (lower-casing) before and reaches
+    # nothing after: the same text, another method.
+    def edit(path: str, side: str, text: str) -> str:
+        if path == HEADERS:
+            return _replace_once(text, "    def normkey(self", "    def norm_key(self")
+        return text
+
+    fd = _of(_scrapy_variant(tmp_path, edit), "code.inlined")["CaselessDict.__getitem__"]
+    assert fd.details["proven"] is False
+    reasons = {s["reason"] for s in fd.details["sites"]}
+    assert reasons == {
+        "CaselessDict.__getitem__ reads 'normkey' of its instance: CaselessDict's own, "
+        "not Headers's after the change"
+    }
