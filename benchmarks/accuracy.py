@@ -5,6 +5,10 @@
 Prints verdict accuracy (pure vs not pure), precision and recall per finding kind the labels
 cover, analyzer crashes, and the worst misses. ``--json`` prints the figures as one JSON
 object instead (tests/test_corpus.py reads it and holds them above tests/corpus/floors.json).
+
+The corpus grows by cohorts (tests/corpus/floors.json): the commits labelled first keep the
+floors they were held to, and the whole corpus has its own. ``--json`` also scores each cohort
+(``cohorts``: name -> the same figures over the first N labels).
 """
 
 from __future__ import annotations
@@ -230,6 +234,12 @@ def _print(report: dict[str, Any], n_misses: int) -> None:
             print(f"      why:   {w}")
 
 
+def cohorts() -> dict[str, dict[str, Any]]:
+    """The cohorts of tests/corpus/floors.json: name -> floors (``first``: its first N labels)."""
+    floors = json.loads((CORPUS / "floors.json").read_text(encoding="utf-8"))
+    return {k: v for k, v in floors["cohorts"].items() if isinstance(v, dict)}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the corpus and print (or emit as JSON) the scores."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -244,7 +254,13 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if args.ids:
         labels = [lb for lb in labels if lb["id"] in args.ids]
-    report = score([run_case(lb) for lb in labels])
+    results = [run_case(lb) for lb in labels]
+    report = score(results)
+    if not args.ids:
+        report["cohorts"] = {
+            name: score(results[: c["first"]]) if c.get("first") else report
+            for name, c in cohorts().items()
+        }
     if args.json:
         print(json.dumps(report, indent=1))
     else:

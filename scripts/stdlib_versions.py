@@ -12,9 +12,9 @@ Sources and rules (precision first: what is written is certain, the rest is left
 
 - Modules: the newest typeshed's ``stdlib/VERSIONS`` (``X.Y-`` ranges; a module with an upper
   bound was removed, so it is left out). Only modules of ``sys.stdlib_module_names`` (typeshed
-  also stubs ``typing_extensions``), without a leading underscore; a submodule only when this
-  interpreter's standard library has its source (VERSIONS does not record every removed
-  submodule: ``xml.etree.cElementTree`` went in 3.9).
+  also stubs ``typing_extensions``), without a leading underscore, that this interpreter
+  imports (VERSIONS does not list every submodule; ``this`` and ``antigravity`` act when
+  imported and are left out).
 - Names: the stubs' module-level bindings, under ``if sys.version_info >= (3, N)`` (added in
   3.N), ``<`` and ``else`` branches (removed later), ``sys.platform`` tests (not on every
   platform: left out). A name must exist with no end in the newest stubs. An unguarded name
@@ -256,16 +256,17 @@ def _needs_optional(module: str, seen: set[str]) -> bool:
     return False
 
 
-def _runtime_has(module: str) -> Callable[[str], bool]:
-    """Whether ``module`` has a name in this interpreter (never, when importing it would act)."""
+def _runtime_has(module: str) -> Callable[[str], bool] | None:
+    """Whether ``module`` has a name in this interpreter (None: it cannot import it, or
+    importing it acts)."""
     if module.split(".")[0] in _ACTS_ON_IMPORT:
-        return lambda name: False
+        return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             mod = importlib.import_module(module)
-        except Exception:  # noqa: BLE001 - not importable here: nothing verified
-            return lambda name: False
+        except Exception:  # noqa: BLE001 - not importable here
+            return None
     subs = {m.name for m in pkgutil.iter_modules(getattr(mod, "__path__", []))}
     return lambda name: name in subs or hasattr(mod, name)
 
@@ -300,8 +301,6 @@ def build(work: Path) -> dict[str, object]:
             continue
         if any(p.startswith("_") for p in module.split(".")):
             continue
-        if "." in module and _source(module) is None:
-            continue  # a submodule this Python no longer has (xml.etree.cElementTree)
         bound = new.names(module)
         stub = new.path(module)
         public = [s for n, s in bound.items() if not n.startswith("_")]
@@ -314,16 +313,18 @@ def build(work: Path) -> dict[str, object]:
         if _needs_optional(module, set()):
             continue
         first = rng[0]
+        here = _runtime_has(module)
+        if here is None and first <= sys.version_info[1]:
+            continue
         modules[module] = f"3.{first}"
         old_bound = old.names(module)
-        here = _runtime_has(module)
         for name, spans in bound.items():
             if name.startswith("_"):
                 continue
             since = _since(spans)
             if since is None:
                 continue
-            if since <= sys.version_info[1] and not here(name):
+            if since <= sys.version_info[1] and not (here and here(name)):
                 continue  # a stub-only name (builtins.ellipsis) or one set later (sys.ps1)
             if since <= new_floor:  # unguarded now: dated only by the old snapshot
                 was = _since(old_bound.get(name, []))

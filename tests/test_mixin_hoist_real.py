@@ -1,13 +1,15 @@
 """A method hoisted into a mixin or base class (issue #15, shape 1) on real commits of the corpus:
 astroid 3defafe1 (the empty ``get_children`` of 14 node classes moved to ``NoChildrenMixin``,
-pure), scrapy dcf7235f (``add_options``/``process_options`` of two commands moved to
-``CommonCommands``, one of them edited on the way) and astroid 267ed99d (``_BaseContainer``, one
-copy spelling its helper ``node_classes.const_factory``) and python-telegram-bot ce852de9
-(``__str__`` of 14 classes in 14 files moved to a new ``Base`` that brings other members too).
-The look-alikes are the real modules with one part changed: the mixin listed after a base that
-defines the method, after an unrelated base, after a base that does not resolve, a body that
-calls ``super()``; a ``Base`` holding only ``__str__`` (pure), and one that existed with another
-member."""
+pure); scrapy dcf7235f (``add_options``/``process_options`` of two commands moved to
+``CommonCommands``, one of them edited on the way); astroid 267ed99d (``_BaseContainer``, one copy
+spelling its helper ``node_classes.const_factory``); python-telegram-bot ce852de9 (``__str__`` of
+14 classes in 14 files moved to a new ``Base`` that brings other members too).
+
+The look-alikes are those real modules with one part changed: the mixin listed after a base that
+defines the method, after an unrelated base, after a base that does not resolve; a body calling
+``super()``; a global that means another object in the base's module; a ``Base`` holding only
+``__str__`` (pure), declaring an attribute, existing before with another member, or gaining a
+slotted subclass; a mixin taking a second method from only two of its users."""
 
 from __future__ import annotations
 
@@ -297,3 +299,92 @@ def test_ptb_base_declaring_the_attribute_it_expects_is_still_pure(tmp_path: Pat
     b = _ptb_variant(tmp_path / "valued", None, valued)
     assert _audio_class_line() not in _extracted(b)["Base.__str__"].explains
     assert b.model.summary.verdict == "refactor-with-behavior-change"
+
+
+INFER_NAME = "    def _infer_name(self, frame, name):\n        return name\n"
+
+
+def test_mixin_taking_a_second_method_from_two_of_its_users_explains_only_their_class_lines(
+    tmp_path: Path,
+):
+    # Global and Nonlocal also hand their identical _infer_name to NoChildrenMixin: their class
+    # lines are explained by the two moves; Pass, Name and the rest now gain an _infer_name.
+    def also_infer_name(side: str, text: str) -> str:
+        if side == "before":
+            return text
+        for owner in ("Global", "Nonlocal"):
+            init = f"        super({owner}, self).__init__(lineno, col_offset, parent)\n"
+            text = text.replace(init + "\n" + INFER_NAME, init)
+        mixin = '"""Mixin for nodes with no children, e.g. Pass."""\n'
+        return text.replace(mixin, mixin + INFER_NAME + "\n")
+
+    a = _astroid_variant(tmp_path, NAME_AFTER, also_infer_name)
+    found = _extracted(a)
+    assert found["NoChildrenMixin._infer_name"].details["former_owners"] == ["Global", "Nonlocal"]
+    get_children = found["NoChildrenMixin.get_children"]
+    nodes = a.bundle.file(NODES).after
+    assert nodes is not None and nodes.count(INFER_NAME) == 1  # TryExcept keeps its own
+    for line, explained in (
+        ("class Global(mixins.NoChildrenMixin, Statement):", True),
+        ("class Nonlocal(mixins.NoChildrenMixin, Statement):", True),
+        ("class Pass(mixins.NoChildrenMixin, Statement):", False),
+        (NAME_AFTER, False),
+    ):
+        assert ((NODES, "+", _line_of(nodes, line)) in get_children.explains) is explained, line
+    # The new mixin's own lines go with either member; each member's body with its own move.
+    mixins = a.bundle.file(MIXINS).after
+    assert mixins is not None
+    header = _line_of(mixins, "class NoChildrenMixin:")
+    infer = header + 2  # after the docstring line (ImportFromMixin has an _infer_name too)
+    assert mixins.splitlines()[infer - 1] == "    def _infer_name(self, frame, name):"
+    assert (MIXINS, "+", header) in get_children.explains
+    assert (MIXINS, "+", infer) not in get_children.explains
+    assert (MIXINS, "+", infer) in found["NoChildrenMixin._infer_name"].explains
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+
+
+SCRAPY = "scrapy-dcf7235f"
+SCRAPY_BASE = "scrapy/commands/common_commands.py"
+
+
+def test_hoisted_body_whose_global_means_another_object_in_the_base_module_is_not_proven(
+    tmp_path: Path,
+):
+    # The shared base defines its own arglist_to_dict instead of importing scrapy.utils.conf's:
+    # process_options reads the same, but calls another function now.
+    own = 'def arglist_to_dict(arglist):\n    return dict(x.split("=", 1) for x in arglist)\n'
+    files = [f.path for f in corpus_bundle(SCRAPY).files]
+    before = {p: corpus_text(SCRAPY, p, "before") for p in files if p != SCRAPY_BASE}
+    after = {p: corpus_text(SCRAPY, p, "after") for p in files}
+    conf = "from scrapy.utils.conf import arglist_to_dict, feed_process_params_from_cli\n"
+    assert conf in after[SCRAPY_BASE]
+    after[SCRAPY_BASE] = after[SCRAPY_BASE].replace(
+        conf, "from scrapy.utils.conf import feed_process_params_from_cli\n\n\n" + own
+    )
+    a = analyse_commit(
+        tmp_path,
+        {"scrapy/__init__.py": "", "scrapy/commands/__init__.py": "", **before},
+        after,
+        message="Code sharing between crawl and runspider command (#4552)",
+    )
+    fd = _extracted(a)["CommonCommands.process_options"]
+    assert fd.details["equality"] == "modulo-renames"
+    assert {tuple(s["rebound_globals"]) for s in fd.details["sites"]} == {("arglist_to_dict",)}
+    assert fd.details["behavior_change"] is False
+    assert not fd.explains
+    # Unchanged, the same copies are proven (test above): only the rebinding stops them.
+    assert all(
+        not s["rebound_globals"]
+        for s in _extracted(corpus_analysis(SCRAPY))["CommonCommands.process_options"].details[
+            "sites"
+        ]
+    )
+
+
+def test_methods_of_local_classes_moved_with_their_renamed_test_class_are_no_mixin_hoist():
+    # scrapy df64fe32 renamed TestCaseInsensitiveDictBase to TestCaseInsensitiveDict: the local
+    # MyMapping/MyMutableMapping classes of two of its tests moved with it. Their old classes
+    # are gone, no class inherits anything new: nothing was extracted.
+    a = corpus_analysis("scrapy-df64fe32")
+    assert not [d for d in a.diagnostics if "analyzer failed" in d.message]
+    assert not [f.symbol for f in _extracted(a).values() if "<locals>" in f.symbol]

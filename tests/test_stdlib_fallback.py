@@ -1,7 +1,8 @@
 """An ``except ImportError`` fallback around a standard-library import that exists on every
 Python the project supports never ran: removing it is proven harmless (issue #12, corpus case
 poetry-aaf88068). Real commits: poetry aaf88068 (``collections.abc.Mapping``, Python ^3.6),
-astroid fb41252e (``functools.lru_cache``, >=3.6) and attrs a8e24b01 (``importlib.metadata``
+astroid fb41252e (``functools.lru_cache``, >=3.6), uvicorn 291c195c (merged into an existing
+import line) and attrs a8e24b01 (``importlib.metadata``
 while 3.7 was still supported: the fallback did run there); variants on poetry's real module
 for what must stay unproven."""
 
@@ -208,6 +209,38 @@ def test_attrs_importlib_metadata_fallback_when_a_newer_python_was_already_requi
     )
     # A name is dated by minor version only: with 3.8 itself the minimum it stays unproven.
     assert drop(">=3.8").details["reason"] == "dependency-now-required"
+
+
+def _uvicorn(tmp_path: Path, setup: str) -> Analysis:
+    # uvicorn 291c195c "Remove Python 3.6": the fallback import merged into the existing
+    # ``from contextlib import contextmanager`` line.
+    path = "tests/utils.py"
+    return analyse_commit(
+        tmp_path,
+        {
+            "setup.py": setup,
+            "uvicorn/__init__.py": "",
+            path: _real("uvicorn-test-utils-291c195c.before.py.txt"),
+        },
+        {path: _real("uvicorn-test-utils-291c195c.after.py.txt")},
+        "Remove Python 3.6 (#1261)",
+    )
+
+
+def test_uvicorn_fallback_merged_into_an_existing_import_line(tmp_path: Path):
+    setup = _real("uvicorn-setup-291c195c.before.py.txt")
+    assert "python_requires" not in setup  # uvicorn declared none then: unknown minimum
+    [fd] = _drops(_uvicorn(tmp_path / "real", setup))
+    assert fd.details["reason"] == "dependency-now-required"
+    # Declaring Python >= 3.8 (asynccontextmanager is 3.7's) makes the fallback dead.
+    declared = setup.replace("setup(\n", 'setup(\n    python_requires=">=3.8",\n', 1)
+    a = _uvicorn(tmp_path / "declared", declared)
+    [fd] = _drops(a)
+    assert fd.details["reason"] == "import-cannot-fail"
+    assert fd.details["proof"].startswith("contextlib.asynccontextmanager is in the standard ")
+    # Every changed line is accounted for: the try by the drop, the merged line by the imports.
+    assert a.model.summary.changed_lines == a.model.summary.explained_lines == 7
+    assert not a.model.risks or {r["id"] for r in a.model.risks} <= {"no-tests"}
 
 
 # -- what must stay unproven, on poetry's real module --------------------------------------------

@@ -15,6 +15,7 @@ from prreport.analyzers._defs import (
     dump,
     explains,
     file_index,
+    first_line,
     lines_with_blanks,
     residual,
     segment,
@@ -87,6 +88,8 @@ class _Site:
     # What in a mixin member's body depends on the class it is written in (``super()``,
     # ``__class__``, ``self.__private``): equal text, but not proven to do the same there.
     class_relative: tuple[str, ...] = ()
+    # Global names the member's body means other objects by in its new module.
+    rebound: tuple[str, ...] = ()
 
 
 def _equality(
@@ -275,7 +278,13 @@ class ExtractedAnalyzer(Analyzer):
             return []
         home = new.parent.rsplit(".", 1)[-1]
         home_cls = file_index(sources, new.path, "after").get(new.parent)
+        home_members = {
+            st.name
+            for st in (home_cls.node.body if home_cls is not None else ())  # type: ignore[attr-defined]
+            if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef)
+        } or {new.name}
         sites = []
+        related = False
         for old in change.removed:
             if old.kind != "method" or old.name != new.name or old.parent == new.parent:
                 continue
@@ -285,32 +294,31 @@ class ExtractedAnalyzer(Analyzer):
                 if f.after is not None
                 else None
             )
+            if cls is None:
+                continue  # the class itself is gone (moved, renamed, removed): not a hoist
             keep = _globals(sources, old.path, "before") | _globals(sources, new.path, "after")
             eq = _equality(old.text, new.text, [old.node], [new.node], keep | {old.name})
             if eq in (None, "different") and _canonical_member(
                 sources, old, "before"
             ) == _canonical_member(sources, new, "after"):
                 eq = "modulo-renames"  # the same objects spelled otherwise (``m.f`` / ``f``)
-            lists_home = cls is not None and _base_index(cls, home) is not None
+            lists_home = _base_index(cls, home) is not None
             if eq is None and lists_home and _edited_copy(old.node, new.node):
                 # The class now inherits the new home in place of its own copy, which was
                 # edited on the way: the same method, reported with what changed.
                 eq = "different"
             if eq is None:
                 continue
-            inherits: bool | None = False
-            shadow = ""
-            if cls is not None:
-                inherits, shadow = _mro_reaches(sources, f.path, cls, new)
+            inherits, shadow = _mro_reaches(sources, f.path, cls, new)
+            related = related or lists_home or inherits is not False
             before_cls = file_index(sources, old.path, "before").get(old.parent)
             hb = ha = None
             if (
-                cls is not None
-                and before_cls is not None
+                before_cls is not None
                 and inherits
-                and _only_lost(before_cls, cls, old, home)
+                and _only_lost(before_cls, cls, _lost(change, old) & home_members, home)
                 and (
-                    _base_index(cls, home) is None
+                    not lists_home
                     or _base_index(before_cls, home) is not None
                     or _brings_only(home_cls, cls, _lost(change, old))
                 )
@@ -332,9 +340,12 @@ class ExtractedAnalyzer(Analyzer):
                     ha,
                     shadow,
                     tuple(_class_relative(old.node)),
+                    tuple(_rebound_globals(sources, old, new)),
                 )
             )
-        return sites
+        # A hoist: some former owner lists the new home or reaches it (a class that lost the
+        # method and does not inherit it is reported with them, not alone).
+        return sites if related else []
 
     # -- the finding -----------------------------------------------------------------------
 
@@ -346,21 +357,33 @@ class ExtractedAnalyzer(Analyzer):
         ex: list[tuple[str, str, int]] = []
         # A mixin member explains the removed copies only where the MRO is proven to reach it.
         if worst != "different" and (
-            not mixin or all(s.inherits is True and not s.class_relative for s in sites)
+            not mixin
+            or all(s.inherits is True and not s.class_relative and not s.rebound for s in sites)
         ):
             added_new = sources.changed(f_new).added
             ex += explains(
                 f_new.path, "+", lines_with_blanks(f_new.after, new.start, new.end, added_new)
             )
             home = file_index(sources, f_new.path, "after").get(new.parent) if mixin else None
-            if (
-                home is not None
-                and home in change.added
-                and _only_members(home, {s.scope.rsplit(".", 1)[-1] for s in sites})
-            ):
-                ex += explains(
-                    f_new.path, "+", lines_with_blanks(f_new.after, home.start, home.end, added_new)
-                )
+            if home is not None and home in change.added:
+                # A new home holding only methods its users lost: its own lines (header,
+                # docstring) with this member; each other member is its own finding's.
+                owners = {(s.path, s.cls) for s in sites}
+                lost = {
+                    d.name
+                    for d in change.removed
+                    if (change.file_of[d.path].path, d.parent) in owners
+                }
+                if _only_members(home, lost | {new.name}):
+                    others = {
+                        n
+                        for st in home.node.body  # type: ignore[attr-defined]
+                        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and st.name != new.name
+                        for n in range(first_line(st), (st.end_lineno or st.lineno) + 1)
+                    }
+                    own = lines_with_blanks(f_new.after, home.start, home.end, added_new)
+                    ex += explains(f_new.path, "+", [n for n in own if n not in others])
             for s in sites:
                 f = change.file_of[s.path]
                 cl = sources.changed(f)
@@ -397,6 +420,7 @@ class ExtractedAnalyzer(Analyzer):
                     "inherits_new_home": s.inherits,
                     "shadowed_by": s.shadowed_by,
                     "class_relative": list(s.class_relative),
+                    "rebound_globals": list(s.rebound),
                 }
                 for s in sorted(sites, key=lambda s: (s.path, s.start))
             ],
@@ -569,27 +593,56 @@ def _mro_reaches(
     return True, ""
 
 
+def _module_names(sources: SourceFiles, path: str, side: str) -> tuple[dict[str, str], set[str]]:
+    """The full name of every module-level binding of a file side (its imports, and its own
+    definitions as ``module.name``), and the builtins it rebinds."""
+    tree = sources.tree(path, side)
+    if tree is None:
+        return {}, set()
+
+    def build() -> tuple[dict[str, str], set[str]]:
+        module = module_path(path)
+        top = {
+            x.name: f"{module}.{x.name}"
+            for x in file_index(sources, path, side).values()
+            if not x.parent and x.kind != "import"
+        }
+        return {**top, **module_bindings(tree, path)}, rebound_builtins(tree)
+
+    names: tuple[dict[str, str], set[str]] = sources.memo(path, side, "extracted-names", build)
+    return names
+
+
 def _canonical_member(sources: SourceFiles, d: Definition, side: str) -> str:
     """A method with docstrings and annotations dropped and every imported or module-level
     object spelled by its full name (``node_classes.const_factory`` in one module is
     ``const_factory`` in ``node_classes``), so copies in two modules compare alike."""
-    tree = sources.tree(d.path, side)
-    if tree is None:
-        return ""
-
-    def module_names() -> tuple[dict[str, str], set[str]]:
-        module = module_path(d.path)
-        top = {
-            x.name: f"{module}.{x.name}"
-            for x in file_index(sources, d.path, side).values()
-            if not x.parent and x.kind != "import"
-        }
-        return {**top, **module_bindings(tree, d.path)}, rebound_builtins(tree)
-
-    names, rebound = sources.memo(d.path, side, "extracted-member-names", module_names)
+    names, rebound = _module_names(sources, d.path, side)
     own = bindings(imports_in(d.node), d.path)
     shadowed = locally_bound(d.node) - set(own)
     return dump(canonical(d.node, {**names, **own}, shadowed, rebound))
+
+
+def _rebound_globals(sources: SourceFiles, old: Definition, new: Definition) -> list[str]:
+    """Global names a method uses that mean another object where it now lives: a definition
+    of its old module that the new one binds otherwise (``TIMEOUT = 5`` there, ``TIMEOUT =
+    10`` here) or not at all, an import of another object, a builtin shadowed on one side. A
+    module-level definition repeated word for word (``logger = logging.getLogger(__name__)``)
+    counts as the same, as a moved definition does."""
+    before, _ = _module_names(sources, old.path, "before")
+    after, _ = _module_names(sources, new.path, "after")
+    local = locally_bound(old.node) | set(bindings(imports_in(old.node), old.path))
+    used = {n.id for n in ast.walk(old.node) if isinstance(n, ast.Name)} - local
+    out = []
+    for name in sorted(used):
+        was, now = before.get(name), after.get(name)
+        if was == now:
+            continue
+        a = file_index(sources, old.path, "before").get(name)
+        b = file_index(sources, new.path, "after").get(name)
+        if a is None or b is None or a.kind == "import" or a.text != b.text:
+            out.append(name)
+    return out
 
 
 def _class_relative(fn: ast.AST) -> list[str]:
@@ -661,10 +714,15 @@ def _brings_only(home: Definition | None, cls: Definition, lost: set[str]) -> bo
     )
 
 
-def _only_lost(before: Definition, after: Definition, method: Definition, home: str) -> bool:
-    """True when a class differs only by the lost method and the new home among its bases."""
+def _only_lost(before: Definition, after: Definition, moved: set[str], home: str) -> bool:
+    """True when a class differs only by the methods it lost to the new home (``moved``) and
+    the new home among its bases."""
     b, a = before.node, after.node
-    kept = [st for st in b.body if st is not method.node]  # type: ignore[attr-defined]
+    kept = [
+        st
+        for st in b.body  # type: ignore[attr-defined]
+        if not (isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name in moved)
+    ]
     a_body = a.body  # type: ignore[attr-defined]
     if not kept and len(a_body) == 1 and isinstance(a_body[0], ast.Pass):
         a_body = []

@@ -57,7 +57,32 @@ class _Drop:
 
 
 def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
-    return [s for s in block if not isinstance(s, _IMPORTS)]
+    """The statements that act: imports (the import analyzers follow them) and string
+    statements (docstrings, attribute docstrings: documentation) left out."""
+    return [s for s in block if not isinstance(s, _IMPORTS) and not _is_string(s)]
+
+
+def _is_string(s: ast.stmt) -> bool:
+    return (
+        isinstance(s, ast.Expr)
+        and isinstance(s.value, ast.Constant)
+        and isinstance(s.value.value, str)
+    )
+
+
+def _conjuncts(test: ast.expr) -> list[ast.expr]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [p for v in test.values for p in _conjuncts(v)]
+    return [test]
+
+
+def _flattened(st: ast.If) -> tuple[list[ast.expr], list[ast.stmt]]:
+    """``if a: if b and c: X`` (no ``else`` anywhere) as ([a, b, c], X)."""
+    tests, body = _conjuncts(st.test), st.body
+    while not st.orelse and len(body) == 1 and isinstance(body[0], ast.If) and not body[0].orelse:
+        st = body[0]
+        tests, body = tests + _conjuncts(st.test), st.body
+    return tests, body
 
 
 def _header_equal(a: ast.stmt, b: ast.stmt) -> bool:
@@ -84,6 +109,7 @@ class _Aligner:
         self.module_level = module_level
         self.lines = lines
         self.drops: list[_Drop] = []
+        self.changed_ok = False
 
     def _same_text(self, b: ast.stmt, a: ast.stmt) -> bool:
         (b0, b1), (a0, a1) = _span(b), _span(a)
@@ -93,7 +119,12 @@ class _Aligner:
             and self.lines[0][b0 - 1 : b1] == self.lines[1][a0 - 1 : a1]
         )
 
-    def block(self, before: Sequence[ast.stmt], after: Sequence[ast.stmt]) -> bool:
+    def block(
+        self, before: Sequence[ast.stmt], after: Sequence[ast.stmt], changed_ok: bool = False
+    ) -> bool:
+        """Whether ``after`` is ``before`` with guards removed. ``changed_ok`` (this block
+        only, not the blocks inside it): a statement may also be replaced by another of the
+        same type, a change that is no dropped guard, when both lists keep their length."""
         b, a = _stmts(before), _stmts(after)
         i = j = 0
         while i < len(b):
@@ -101,9 +132,13 @@ class _Aligner:
             if j < len(a) and self.stmt(s, a[j]):
                 i, j = i + 1, j + 1
                 continue
+            self.changed_ok, outer = changed_ok, self.changed_ok
             took = self._unwrap(s, a, j)
+            self.changed_ok = outer
             if took is None:
-                return False
+                if not (changed_ok and j < len(a) and type(s) is type(a[j])):
+                    return False
+                took = 1
             i, j = i + 1, j + took
         return j == len(a)
 
@@ -114,6 +149,10 @@ class _Aligner:
             return True
         if type(b) not in _WALKED and same_tree(b, a, _IMPORTS):
             return True  # (the statements below compare a compound statement field by field)
+        if isinstance(b, ast.If) and isinstance(a, ast.If) and not b.orelse and not a.orelse:
+            weakened = self._weakened(b, a)
+            if weakened is not None:
+                return weakened
         if not _header_equal(b, a):
             return False
         mark = len(self.drops)
@@ -132,17 +171,47 @@ class _Aligner:
             del self.drops[mark:]
         return ok
 
+    def _weakened(self, b: ast.If, a: ast.If) -> bool | None:
+        """``if a and b: X`` (or nested ``if a: if b: X``) now ``if a: X``: the test ``b`` is
+        dropped, the rest kept in order. None when the tests are not such a pair."""
+        tests_b, body_b = _flattened(b)
+        tests_a, body_a = _flattened(a)
+        if len(tests_a) >= len(tests_b) or not tests_a:
+            return None
+        dropped: list[ast.expr] = []
+        k = 0
+        for t in tests_b:
+            if k < len(tests_a) and same_tree(t, tests_a[k]):
+                k += 1
+            else:
+                dropped.append(t)
+        if k != len(tests_a):
+            return None
+        mark = len(self.drops)
+        if not self.block(body_b, body_a):
+            del self.drops[mark:]
+            return False
+        test = dropped[0] if len(dropped) == 1 else ast.BoolOp(ast.And(), dropped)
+        guard = ast.copy_location(ast.If(test=test, body=body_b, orelse=[]), b)
+        guard.end_lineno = b.end_lineno
+        self.drops.append(_Drop(guard, "body"))
+        return True
+
     def _unwrap(self, s: ast.stmt, after: list[ast.stmt], j: int) -> int | None:
         """How many after statements the guarded statements of ``s`` became, or None."""
         options: list[tuple[str, list[ast.stmt]]] = []
         if isinstance(s, ast.If):
-            options = [("body", s.body), ("orelse", s.orelse)]
+            options = [("body", s.body)]
+            # A branch of an ``elif`` chain removed: the tests after it still guard theirs.
+            if not (s.body and len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If)):
+                options.append(("orelse", s.orelse))
         elif isinstance(s, ast.Try) and not s.finalbody:
             options = [("body", s.body + s.orelse)]
         for kept, stmts in options:
             inner = _stmts(stmts)
             n = len(inner)
-            if j + n > len(after):
+            if (self.changed_ok and not stmts) or j + n > len(after):
+                # With other changes around, a statement removed whole is one of them.
                 continue
             mark = len(self.drops)
             if self.block(inner, after[j : j + n]):
@@ -303,19 +372,34 @@ def _caught(node: ast.Try) -> list[str]:
 
 
 def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None:
-    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing)."""
-    wanted = [dump(s) for s in block if isinstance(s, _IMPORTS)]
+    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing).
+
+    An import merged into another import statement of the same scope (``from contextlib import
+    asynccontextmanager, contextmanager``) is kept too; that statement's line is not listed: it
+    also imports other names, which the import analyzers account for.
+    """
+    wanted = [s for s in block if isinstance(s, _IMPORTS)]
     if not wanted:
         return []
     body = after.body if isinstance(after, (ast.Module, *_DEFS)) else []
-    have = {dump(s): s for s in body if isinstance(s, _IMPORTS)}
+    imports = [s for s in body if isinstance(s, _IMPORTS)]
+    have = {dump(s): s for s in imports}
+    bound = {_binding(s, a) for s in imports for a in s.names}
     lines: list[int] = []
     for w in wanted:
-        st = have.get(w)
-        if st is None:
+        st = have.get(dump(w))
+        if st is not None:
+            lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
+        elif not all(_binding(w, a) in bound for a in w.names):
             return None
-        lines += range(st.lineno, (st.end_lineno or st.lineno) + 1)
     return lines
+
+
+def _binding(st: ast.Import | ast.ImportFrom, alias: ast.alias) -> tuple[object, ...]:
+    """What one name of an import statement binds, whatever else the statement imports."""
+    if isinstance(st, ast.ImportFrom):
+        return ("from", st.module, st.level, alias.name, alias.asname)
+    return ("import", alias.name, alias.asname)
 
 
 def _lines(sources: SourceFiles, path: str, side: str) -> list[str]:
@@ -398,9 +482,15 @@ class GuardDropAnalyzer(Analyzer):
             pairs.append((b.qualname, fa, fb, (a.start, a.end), (b.start, b.end)))
         for qual, fa, fb, span_b, span_a in pairs:
             aligner = _Aligner(module_level=False, lines=texts)
-            if aligner.block(fa.body, fb.body) and aligner.drops:  # type: ignore[attr-defined]
+            whole = aligner.block(fa.body, fb.body)  # type: ignore[attr-defined]
+            if not whole:
+                # Other statements changed too: the guards dropped around the rest still are.
+                aligner = _Aligner(module_level=False, lines=texts)
+                if not aligner.block(fa.body, fb.body, changed_ok=True):  # type: ignore[attr-defined]
+                    continue
+            if aligner.drops:
                 found = self._findings(f, qual, aligner.drops, truth, before, fb, removed, added)
-                if all(fd.details["proven"] for fd in found):
+                if whole and all(fd.details["proven"] for fd in found):
                     # The dropped guards are the function's only change: they explain it whole.
                     found = [_with_span(fd, span_b, span_a, removed, added, f) for fd in found]
                 out += found

@@ -1,0 +1,56 @@
+"""Guards dropped in real commits whose functions changed in other ways too (issue #12).
+
+A removed ``try`` whose docstring changed with it, a test dropped from an ``and`` (or from a
+nested ``if``), a guard dropped in a function whose other statements changed: each is still a
+dropped guard. A branch removed from an ``elif`` chain, or an ``if`` removed whole among other
+changes, is not: no statement runs unguarded. Every case is a real commit of the corpus.
+"""
+
+from __future__ import annotations
+
+from prreport.findings import Finding
+from tests.corpus_texts import corpus_analysis
+
+
+def _drops(case: str) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
+    for f in corpus_analysis(case).findings:
+        if f.kind == "guard.dropped":
+            out.setdefault(f.symbol, []).append(f)
+    return out
+
+
+def test_a_try_removed_around_calls_that_remain_even_when_the_docstring_changed():
+    # aiohttp a6687c2e: CookieJar.load's JSON attempt loses its try/except (the pickle
+    # fallback): a legacy file now raises. The docstring was rewritten in the same commit.
+    [fd] = _drops("aiohttp-a6687c2e")["CookieJar.load"]
+    assert fd.details["guard"] == "try"
+    assert fd.details["reason"] == "exception-now-propagates"
+    assert fd.details["behavior_change"] is True
+
+
+def test_a_test_dropped_from_an_and_or_a_nested_if_is_a_dropped_guard():
+    # marshmallow 9ac3241b: ``if value is missing_ and hasattr(self, "default"):`` became
+    # ``if value is missing_:``; ``if value is missing_: if hasattr(self, "required") and
+    # self.required:`` became ``if value is missing_ and self.required:``, while the next
+    # ``if`` of _validate_missing was rewritten (``is not True`` -> ``not``).
+    drops = _drops("marshmallow-9ac3241b")
+    [serialize] = drops["Field.serialize"]
+    assert serialize.details["guard"] == "if hasattr(self, 'default')"
+    assert serialize.details["proven"] is False
+    guards = [fd.details["guard"] for fd in drops["Field._validate_missing"]]
+    assert guards == ["if hasattr(self, 'required')"]
+    # The rewritten test is a change, not a dropped guard, and the verdict says so.
+    assert corpus_analysis("marshmallow-9ac3241b").model.summary.verdict != "pure-refactor"
+
+
+def test_a_branch_removed_from_an_elif_chain_is_not_a_dropped_guard():
+    # uvicorn 53d7d1ed removes two ``elif isinstance(event, events.Reject...)`` branches of
+    # WSProtocol.handle_events: the branches after them still test their own event types.
+    assert "WSProtocol.handle_events" not in _drops("uvicorn-53d7d1ed")
+
+
+def test_an_if_removed_whole_among_other_changes_is_not_a_dropped_guard():
+    # attrs 689a0e64: ``if _has_own_attribute(cls, "__annotations__"): return
+    # cls.__annotations__`` / ``return {}`` became one ``return cls.__dict__.get(...)``.
+    assert "_get_annotations" not in _drops("attrs-689a0e64")
