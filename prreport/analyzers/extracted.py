@@ -38,7 +38,7 @@ from prreport.analyzers._expand import (
     site_pairs,
 )
 from prreport.analyzers.overrides import find_in_bases
-from prreport.analyzers.symbols import carried, moves
+from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
 from prreport.pyparse import parse as parse_quietly
@@ -122,16 +122,6 @@ def _globals(sources: SourceFiles, path: str, side: str) -> frozenset[str]:
     return frozenset({d.name for d in defs.values() if not d.parent} | set(dir(builtins)))
 
 
-def _within_reach(new: Definition, sites: list[_Site]) -> list[_Site]:
-    """The copies a new definition can stand for: a definition local to a function (a nested
-    helper, a method of a local class) is reachable only inside that function, so equal code in
-    other functions (two tests each with the same local class) was not replaced by it."""
-    outer, local, _ = new.qualname.partition(".<locals>.")
-    if not local:
-        return sites
-    return [s for s in sites if s.scope == outer or s.scope.startswith(outer + ".")]
-
-
 @register
 class ExtractedAnalyzer(Analyzer):
     """Duplicated code removed from ≥2 places and replaced by one new helper or mixin method.
@@ -147,10 +137,9 @@ class ExtractedAnalyzer(Analyzer):
         and for helpers and mixin members with at least two original copies."""
         change = definition_changes(sources)
         renamed = {(m.new.path, m.new.qualname) for m in moves(change)}
-        inside_moved = carried(change)
         for new in change.added:
-            if new.kind not in ("function", "method") or (new.path, new.qualname) in inside_moved:
-                continue  # a definition nested in a moved one travelled with it: nothing new
+            if new.kind not in ("function", "method"):
+                continue
             f_new = change.file_of[new.path]
             # A moved or renamed definition is no new helper (symbols.py follows its callers).
             moved = (new.path, new.qualname) in renamed
@@ -161,7 +150,6 @@ class ExtractedAnalyzer(Analyzer):
                 yield expanded
                 continue
             sites = self._mixin_sites(sources, change, new) or self._helper_sites(sources, new)
-            sites = _within_reach(new, sites)
             if len(sites) >= 2:
                 # Copies compared window by window say which argument went where.
                 yield self._finding(sources, change, new, f_new, sites)
