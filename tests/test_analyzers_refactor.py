@@ -53,10 +53,12 @@ def test_dead_code_removed_is_found_with_repository_search(tmp_path: Path):
     a = _analyse(tmp_path, _DEAD_BASE, {"pkg/a.py": "def used():\n    return 1\n"})
     _no_crash(a)
     dead = {f.symbol: f for f in _ours(a)}
-    assert set(dead) == {"os", "unused", "LIMIT"}
+    # The unused ``import os`` went too: import.removed says so, it is no dead definition.
+    assert set(dead) == {"unused", "LIMIT"}
     assert {f.kind for f in dead.values()} == {"code.dead-removed"}
     assert dead["unused"].details["kind"] == "function" and dead["unused"].line == 8
-    assert dead["os"].details["kind"] == "import" and dead["LIMIT"].details["kind"] == "constant"
+    assert dead["LIMIT"].details["kind"] == "constant"
+    assert [f.symbol for f in a.findings if f.kind == "import.removed"] == ["os"]
     assert all(
         f.details["reference_scope"] == "repository" and f.details["references"] == []
         for f in dead.values()
