@@ -54,6 +54,7 @@ class _Drop:
 
     node: ast.If | ast.Try
     kept: str  # "body" (the condition held / the try succeeded) or "orelse" (the condition failed)
+    after_line: int = 0  # where the kept statements start after the change (0: none kept)
 
 
 def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
@@ -194,7 +195,7 @@ class _Aligner:
         test = dropped[0] if len(dropped) == 1 else ast.BoolOp(ast.And(), dropped)
         guard = ast.copy_location(ast.If(test=test, body=body_b, orelse=[]), b)
         guard.end_lineno = b.end_lineno
-        self.drops.append(_Drop(guard, "body"))
+        self.drops.append(_Drop(guard, "body", a.lineno))
         return True
 
     def _unwrap(self, s: ast.stmt, after: list[ast.stmt], j: int) -> int | None:
@@ -215,7 +216,8 @@ class _Aligner:
                 continue
             mark = len(self.drops)
             if self.block(inner, after[j : j + n]):
-                self.drops.append(_Drop(s, kept))  # type: ignore[arg-type]
+                at = after[j].lineno if n else 0
+                self.drops.append(_Drop(s, kept, at))  # type: ignore[arg-type]
                 return n
             del self.drops[mark:]
         return None
@@ -566,6 +568,8 @@ class GuardDropAnalyzer(Analyzer):
             details["after"] = []
             details["proven"] = proven
             details["behavior_change"] = not proven
+            if d.after_line:
+                details["after_line"] = d.after_line
             lines = [n for n in range(*_span(node)) if n in removed] + [node.end_lineno or 0]
             exp = [(f.before_path, "-", n) for n in sorted(set(lines)) if n in removed]
             if proven:
@@ -574,7 +578,7 @@ class GuardDropAnalyzer(Analyzer):
                 Finding(
                     "guard.dropped",
                     f.path,
-                    node.lineno,
+                    d.after_line or node.lineno,
                     scope,
                     f"{scope}: {details['guard']} removed ({reason})",
                     details,
