@@ -226,8 +226,8 @@ def test_inlined_body_reading_a_method_only_the_removed_base_had_is_not_proven(t
     assert fd.details["proven"] is False
     reasons = {s["reason"] for s in fd.details["sites"]}
     assert reasons == {
-        "CaselessDict.__getitem__ reads 'normkey' of its instance: CaselessDict's own, "
-        "not Headers's after the change"
+        "CaselessDict.__getitem__ reads 'normkey' of its instance: CaselessDict's own before, "
+        "what the bases of CaselessDict have after the change"
     }
 
 
