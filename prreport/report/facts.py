@@ -141,15 +141,30 @@ _FACT_KEYS = (
 
 
 def moved_out_of(findings: list[Finding]) -> dict[str, list[dict[str, Any]]]:
-    """Definitions that left a file (``symbol.moved`` to another file), keyed by their old path."""
+    """Definitions that left a file (``symbol.moved`` to another file, or a copy replaced by a
+    definition ``code.extracted`` into another file: ``into``), keyed by their old path."""
     out: dict[str, list[dict[str, Any]]] = {}
     for fd in findings:
         d = fd.details
+        if fd.kind == "code.extracted":
+            for site in d.get("sites", []):
+                if site.get("path") and site["path"] != fd.path and site.get("scope"):
+                    out.setdefault(site["path"], []).append(
+                        {
+                            "symbol": site["scope"],
+                            "old_qualname": site["scope"],
+                            "into": fd.symbol,
+                            "new_path": fd.path,
+                            "equality": site.get("equality", ""),
+                        }
+                    )
+            continue
         if fd.kind == "symbol.moved" and d.get("old_path") and d.get("old_path") != fd.path:
             out.setdefault(d["old_path"], []).append(
                 {
                     "symbol": fd.symbol,
                     "old_qualname": d.get("old_qualname", fd.symbol),
+                    "into": "",
                     "new_path": fd.path,
                     "new_module": d.get("new_module", ""),
                     "shim": bool(d.get("shim")),
