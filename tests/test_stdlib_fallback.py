@@ -8,9 +8,13 @@ for what must stay unproven."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 
+import mypy
 import pytest
 
 from prreport.analyzers._stdlib import available_since, import_cannot_fail
@@ -100,6 +104,29 @@ def test_the_data_file_ships_in_the_package():
     data = json.loads(files("prreport").joinpath("data/stdlib_versions.json").read_text())
     assert set(data) == {"about", "modules", "names"}
     assert "typeshed" in data["about"]
+
+
+def _generator() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "scripts" / "stdlib_versions.py"
+    spec = importlib.util.spec_from_file_location("stdlib_versions", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generator_reads_the_guards_of_real_typeshed_stubs():
+    # The typeshed mypy ships (floor 3.10), read as the generator reads its newest snapshot.
+    gen = _generator()
+    stubs = gen._Stubs(Path(mypy.__file__).parent / "typeshed" / "stdlib", 10, ("",))
+    typing = stubs.names("typing")
+    assert gen._since(typing["TypeAliasType"]) == 12  # if sys.version_info >= (3, 12)
+    assert gen._since(typing["Literal"]) == 10  # unguarded: only the floor is known
+    assert gen._since(stubs.names("asyncio.coroutines")["coroutine"]) is None  # < (3, 11)
+    assert "fork" not in stubs.names("os")  # under sys.platform
+    assert gen._since(stubs.names("collections.abc")["Mapping"]) == 10  # via a star import
+    assert gen._needs_optional("ssl", set()) and not gen._needs_optional("json", set())
 
 
 # -- real commits ------------------------------------------------------------------------------
