@@ -468,14 +468,15 @@ class GuardDropAnalyzer(Analyzer):
             else:
                 caught = _caught(node)
                 imports = any(isinstance(s, _IMPORTS) for s in node.body)
-                only_imports = imports and set(caught) <= _IMPORT_ERRORS
-                # The fallback never ran when no import of the try could fail.
-                why = truth.imports_succeed(node.body) if only_imports else ""
+                fallback = imports and set(caught) <= _IMPORT_ERRORS
+                # The fallback never ran when no import of the try could fail (its imports are
+                # kept unguarded: a try whose imports went elsewhere was skipped above).
+                why = truth.imports_succeed(node.body) if fallback else ""
                 details.update(guard="try", kept="body", caught=caught, proof=why)
-                proven = bool(why) and kept_imports is not None
+                proven = bool(why)
                 if proven:
                     reason = "import-cannot-fail"
-                elif only_imports:
+                elif fallback:
                     reason = "dependency-now-required"
                 else:
                     reason = "exception-now-propagates"
