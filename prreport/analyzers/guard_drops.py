@@ -348,7 +348,9 @@ class GuardDropAnalyzer(Analyzer):
     """A guard removed from changed code, its statements kept (``if``/``else``, ``try``/``except``).
 
     before: ``if AsyncExitStack:\\n    run()\\nelse:\\n    old()`` · after: ``run()`` →
-    ``guard.dropped`` (proven harmless when the condition could never be false).
+    ``guard.dropped`` (proven harmless when the condition could never be false, or when the
+    ``try`` of an ``except ImportError`` fallback imports only standard-library names that exist
+    on every Python the project supports: ``import-cannot-fail``).
     """
 
     name = "guard-drops"
