@@ -1,10 +1,9 @@
 """An ``except ImportError`` fallback around a standard-library import that exists on every
 Python the project supports never ran: removing it is proven harmless (issue #12, corpus case
 poetry-aaf88068). Real commits: poetry aaf88068 (``collections.abc.Mapping``, Python ^3.6),
-astroid fb41252e (``functools.lru_cache``, >=3.6), uvicorn 291c195c (merged into an existing
-import line) and attrs a8e24b01 (``importlib.metadata``
-while 3.7 was still supported: the fallback did run there); variants on poetry's real module
-for what must stay unproven."""
+astroid fb41252e (``functools.lru_cache``, >=3.6), uvicorn 291c195c (the import merged into an
+existing import line) and attrs a8e24b01 (``importlib.metadata`` while 3.7 was still supported:
+the fallback did run there); variants on poetry's real module for what must stay unproven."""
 
 from __future__ import annotations
 
@@ -274,9 +273,15 @@ def test_uvicorn_fallback_merged_into_an_existing_import_line(tmp_path: Path):
 
 
 def _variant(
-    tmp_path: Path, try_block: str, kept: str, python: str = "^3.6", extra: dict | None = None
+    tmp_path: Path,
+    try_block: str,
+    kept: str,
+    python: str = "^3.6",
+    extra: dict[str, str | None] | None = None,
+    extra_after: dict[str, str | None] | None = None,
 ) -> Finding | None:
-    """poetry aaf88068 with its fallback replaced by ``try_block`` (and ``kept`` after it)."""
+    """poetry aaf88068 with its fallback replaced by ``try_block`` (and ``kept`` after it);
+    ``extra``: more files before, ``extra_after``: their change."""
     before, after = _poetry()
     text = before[HELPERS]
     assert text is not None and _FALLBACK in text
@@ -291,7 +296,8 @@ def _variant(
             HELPERS: helpers_after.replace(
                 "from collections.abc import Mapping\n",
                 kept + "from collections.abc import Mapping\n",
-            )
+            ),
+            **(extra_after or {}),
         },
         "chore: remove unused compatibility code",
     )
@@ -360,27 +366,11 @@ def test_a_first_party_module_shadowing_the_standard_library_is_not_certain(tmp_
     body = "import tomllib"
     certain = _variant(tmp_path / "a", _try(body), body + "\n", ">=3.11")
     assert certain is not None and certain.details["reason"] == "import-cannot-fail"
-    shadowed = _variant(
-        tmp_path / "b", _try(body), body + "\n", ">=3.11", {"tomllib.py": "loads = None\n"}
-    )
+    shim: dict[str, str | None] = {"tomllib.py": "loads = None\n"}
+    shadowed = _variant(tmp_path / "b", _try(body), body + "\n", ">=3.11", shim)
     assert shadowed is not None and shadowed.details["proven"] is False
     # Deleted together with the fallback: before the change the shim is what imported.
-    before, after = _poetry()
-    text, helpers_after = before[HELPERS], after[HELPERS]
-    assert text is not None and helpers_after is not None
-    a = analyse_commit(
-        tmp_path / "c",
-        {
-            HELPERS: text.replace(_FALLBACK, _try(body)),
-            "pyproject.toml": POETRY_PYPROJECT.replace('python = "^3.6"', 'python = ">=3.11"'),
-            "tomllib.py": "loads = None\n",
-        },
-        {
-            HELPERS: helpers_after.replace(
-                "from collections.abc", "import tomllib\nfrom collections.abc"
-            ),
-            "tomllib.py": None,
-        },
+    deleted = _variant(
+        tmp_path / "c", _try(body), body + "\n", ">=3.11", shim, {"tomllib.py": None}
     )
-    [deleted] = [fd for fd in _drops(a) if fd.path == HELPERS]
-    assert deleted.details["proven"] is False
+    assert deleted is not None and deleted.details["proven"] is False
