@@ -28,7 +28,9 @@ Sources and rules (precision first: what is written is certain, the rest is left
   (``pwd``, ``msvcrt``), or whose module-level imports (read from this interpreter's sources)
   reach an extension built only when a system library is present (``_OPTIONAL_EXTENSIONS``:
   ``ssl``, ``sqlite3``, ``lzma``...), are left out.
-- Names this interpreter's modules do not have although typeshed dates them earlier (stub-only
+- Names a module's source binds only inside a module-level ``try`` (``hashlib.scrypt``: when
+  OpenSSL has it) are left out, and so are names this interpreter's modules do not have
+  although typeshed dates them earlier (stub-only
   names such as ``builtins.ellipsis``, attributes set later such as ``sys.ps1``) are left out.
 - Provisional modules (PEP 411) gained names in bugfix releases: their names are dated no
   earlier than the last provisional version (``_PROVISIONAL``).
@@ -49,7 +51,7 @@ import sysconfig
 import tempfile
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -257,6 +259,72 @@ def _needs_optional(module: str, seen: set[str]) -> bool:
     return False
 
 
+def _bound(stmts: Sequence[ast.stmt]) -> set[str]:
+    """Names the statements bind (anywhere inside them, functions' bodies aside)."""
+    out: set[str] = set()
+    for st in stmts:
+        for node in [st, *_children(st)]:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+    return out
+
+
+def _children(st: ast.AST) -> Iterator[ast.AST]:
+    for node in ast.iter_child_nodes(st):
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            yield from _children(node)
+
+
+def _only_when_an_import_works(module: str) -> set[str] | None:
+    """Names this interpreter's source of ``module`` binds only when a module-level import works:
+    in a ``try`` that imports (``hashlib.scrypt`` exists when OpenSSL has it), unless every
+    handler binds it too (``collections.deque``), or under an ``if`` testing a name such a ``try``
+    binds or ``hasattr`` (``urllib.request.HTTPSHandler``). None when a failed ``try``
+    fails the whole import (``multiprocessing.synchronize`` without ``sem_open``)."""
+    src = _source(module)
+    if src is None:
+        return set()
+    body = ast.parse(src.read_bytes()).body
+    tries = [st for st in body if isinstance(st, ast.Try) and not _builtin_imports(st.body)]
+    if any(h.body and isinstance(h.body[-1], ast.Raise) for st in tries for h in st.handlers):
+        return None
+    tried = _bound(tries)
+    conditional: set[str] = set()
+    for t in tries:
+        success = _bound(t.body + t.orelse)
+        for h in t.handlers:
+            success &= _bound(h.body)
+        conditional |= _bound(t.body + t.orelse) - success
+    for st in body:
+        if isinstance(st, ast.If) and _feature_test(st.test, tried):
+            conditional |= _bound([st]) - (_bound(st.body) & _bound(st.orelse))
+    others = [st for st in body if not isinstance(st, (ast.Try, ast.If))]
+    return conditional - _bound(others)
+
+
+def _feature_test(test: ast.expr, tried: set[str]) -> bool:
+    """A test of whether an import worked (a name a ``try`` binds) or of ``hasattr``."""
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    return bool(names & (tried | {"hasattr"}))
+
+
+def _builtin_imports(stmts: list[ast.stmt]) -> bool:
+    """Only imports of modules built into this interpreter (``_codecs``, ``_collections``)."""
+    return all(
+        isinstance(st, ast.Import)
+        and all(a.name in sys.builtin_module_names for a in st.names)
+        or isinstance(st, ast.ImportFrom)
+        and not st.level
+        and st.module in sys.builtin_module_names
+        for st in stmts
+    )
+
+
 def _runtime_has(module: str) -> Callable[[str], bool] | None:
     """Whether ``module`` has a name in this interpreter (None: it cannot import it, or
     importing it acts)."""
@@ -338,10 +406,13 @@ def build(work: Path) -> dict[str, object]:
         here = _runtime_has(module)
         if here is None and first <= sys.version_info[1]:
             continue
+        conditional = _only_when_an_import_works(module)
+        if conditional is None:
+            continue
         modules[module] = f"3.{first}"
         for name, spans in newest.names(module).items():
-            if name.startswith("_") or _since(spans) is None:
-                continue  # private, platform-specific, or removed in a later Python
+            if name.startswith("_") or _since(spans) is None or name in conditional:
+                continue  # private, platform-specific, removed later, or build-dependent
             since = _date(module, name, snapshots)
             if since is None:
                 continue

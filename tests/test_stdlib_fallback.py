@@ -59,6 +59,8 @@ def test_availability_comes_from_typeshed():
     assert available_since("typing", "Literal") == (3, 8)
     assert available_since("functools", "cached_property") == (3, 8)
     assert available_since("contextlib", "asynccontextmanager") == (3, 7)
+    # Bound by a try and by its fallback alike: always there.
+    assert available_since("collections", "deque") is not None
     # Dated no later than the oldest Python its typeshed snapshot covered.
     since = available_since("collections.abc", "Mapping")
     assert since is not None and since <= (3, 5)
@@ -76,6 +78,9 @@ def test_availability_comes_from_typeshed():
         ("os", "fork"),  # not on Windows
         ("ssl", None),  # needs OpenSSL at build time
         ("sqlite3", None),
+        ("http.client", "HTTPSConnection"),  # only when ssl imports
+        ("hashlib", "scrypt"),  # only when OpenSSL has it
+        ("multiprocessing.synchronize", None),  # fails without sem_open
         ("cPickle", None),  # Python 2 only
         ("typing_extensions", None),  # stubbed by typeshed, not in the standard library
         ("tarfile", "data_filter"),  # backported to bugfix releases: no version to trust
