@@ -25,13 +25,15 @@ Sources and rules (precision first: what is written is certain, the rest is left
   the later date wins. Typeshed's own notes "# X is only present in 3.N and later" override the
   binding below them.
 - Modules that cannot be imported everywhere: every stub binding under a ``sys.platform`` test
-  (``pwd``, ``msvcrt``), or whose module-level imports (read from this interpreter's sources)
+  (``pwd``, ``msvcrt``); module-level imports (read from this interpreter's sources) that
   reach an extension built only when a system library is present (``_OPTIONAL_EXTENSIONS``:
-  ``ssl``, ``sqlite3``, ``lzma``...), are left out.
-- Names a module's source binds only inside a module-level ``try`` (``hashlib.scrypt``: when
-  OpenSSL has it) are left out, and so are names this interpreter's modules do not have
-  although typeshed dates them earlier (stub-only
-  names such as ``builtins.ellipsis``, attributes set later such as ``sys.ps1``) are left out.
+  ``ssl``, ``sqlite3``, ``lzma``...); a module-level ``try`` whose handler raises
+  (``multiprocessing.synchronize`` without ``sem_open``). They are left out.
+- Names bound only when a module-level import works (in this interpreter's sources: in a
+  ``try`` but not in its handlers, ``hashlib.scrypt``; under an ``if`` testing such a name or
+  ``hasattr``, ``urllib.request.HTTPSHandler``) are left out; so are names this interpreter's
+  modules lack although typeshed dates them earlier (stub-only names such as
+  ``builtins.ellipsis``, attributes set later such as ``sys.ps1``).
 - Provisional modules (PEP 411) gained names in bugfix releases: their names are dated no
   earlier than the last provisional version (``_PROVISIONAL``).
 
