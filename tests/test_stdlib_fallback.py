@@ -172,6 +172,24 @@ def test_poetry_collections_abc_fallback_is_proven_dead(tmp_path: Path):
     assert "该依赖现为必需" not in zh
 
 
+def test_poetry_import_moved_below_code_that_may_use_it_is_not_proven(tmp_path: Path):
+    # The same commit with the import put at the end of the module: the statements between
+    # the old try and the new import could read Mapping before it is bound.
+    before, after = _poetry()
+    helpers_after = after[HELPERS]
+    assert helpers_after is not None
+    import_line = "from collections.abc import Mapping\n"
+    late = helpers_after.replace(import_line, "", 1) + "\n" + import_line
+    a = analyse_commit(
+        tmp_path,
+        {**before, "pyproject.toml": POETRY_PYPROJECT},
+        {**after, HELPERS: late},
+        "chore: remove unused compatibility code",
+    )
+    assert not [fd for fd in _drops(a) if fd.details["proven"]]
+    assert a.model.summary.verdict != "pure-refactor"
+
+
 def test_poetry_fallback_stays_unproven_without_a_declared_minimum(tmp_path: Path):
     before, after = _poetry()  # no packaging file: the supported Pythons are unknown
     a = analyse_commit(tmp_path, before, after, "chore: remove unused compatibility code")

@@ -54,6 +54,8 @@ class _Drop:
 
     node: ast.If | ast.Try
     kept: str  # "body" (the condition held / the try succeeded) or "orelse" (the condition failed)
+    # The after statement that follows the kept ones: the guard's imports must come before it.
+    next_after: ast.stmt | None = None
 
 
 def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
@@ -146,7 +148,8 @@ class _Aligner:
                 continue
             mark = len(self.drops)
             if self.block(inner, after[j : j + n]):
-                self.drops.append(_Drop(s, kept))  # type: ignore[arg-type]
+                following = after[j + n] if j + n < len(after) else None
+                self.drops.append(_Drop(s, kept, following))  # type: ignore[arg-type]
                 return n
             del self.drops[mark:]
         return None
@@ -302,8 +305,11 @@ def _caught(node: ast.Try) -> list[str]:
     return out
 
 
-def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None:
-    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing).
+def _imports_kept(
+    block: Sequence[ast.stmt], after: ast.AST, following: ast.stmt | None
+) -> list[int] | None:
+    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing,
+    or comes after ``following``, the statement the guard came before: code there may use it).
 
     An import merged into another import statement of the same scope (``from contextlib import
     asynccontextmanager, contextmanager``) is kept too; that statement's line is not listed: it
@@ -313,7 +319,8 @@ def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None
     if not wanted:
         return []
     body = after.body if isinstance(after, (ast.Module, *_DEFS)) else []
-    imports = [s for s in body if isinstance(s, _IMPORTS)]
+    limit = following.lineno if following is not None else None
+    imports = [s for s in body if isinstance(s, _IMPORTS) and (limit is None or s.lineno < limit)]
     have = {dump(s): s for s in imports}
     bound = {_binding(s, a) for s in imports for a in s.names}
     lines: list[int] = []
@@ -444,7 +451,7 @@ class GuardDropAnalyzer(Analyzer):
             node = d.node
             kept_block = node.body if d.kept == "body" else node.orelse
             # Imports the guard held must now be made unguarded in the same scope.
-            kept_imports = _imports_kept(kept_block, after)
+            kept_imports = _imports_kept(kept_block, after, d.next_after)
             if kept_imports is None and any(isinstance(s, _IMPORTS) for s in node.body):
                 continue  # its imports moved: guards.py follows their call sites
             details: dict[str, object] = {
