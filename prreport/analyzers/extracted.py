@@ -853,18 +853,8 @@ _COVERED = 0.5
 _MIN_ITEMS = 2
 # New functions a call may pass through on its way to the helper (caller -> new -> helper).
 _VIA_DEPTH = 2
-_COMPOUND = (
-    ast.If,
-    ast.While,
-    ast.For,
-    ast.AsyncFor,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPOUND = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, *_SCOPES)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "decorator_list")
 _CODE = (ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler, ast.withitem)
 
@@ -880,10 +870,25 @@ class _Item:
     depth: int
     block_end: int  # the last line of the whole statement (a compound one: of its blocks)
     weight: int  # syntax nodes: a call with arguments outweighs ``return False``
+    tokens: frozenset[str]  # names, attributes and constants it spells
 
 
 def _weight(node: ast.AST) -> int:
     return sum(1 for n in ast.walk(node) if isinstance(n, _CODE))
+
+
+def _tokens(node: ast.AST, free: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The names (but ``free`` ones), attributes and constants a statement spells: code that
+    unifies with it spells them all too (a quick test before unifying)."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id not in free:
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(f".{n.attr}")
+        elif isinstance(n, ast.Constant):
+            out.add(repr(n.value))
+    return frozenset(out)
 
 
 class _Put(ast.NodeTransformer):
@@ -973,7 +978,8 @@ def _items(stmts: Sequence[ast.stmt], depth: int = 0) -> list[_Item]:
     def add(node: ast.AST, st: ast.stmt | ast.excepthandler, end: int) -> None:
         text = ast.unparse(node).splitlines()
         last = st.end_lineno or end
-        out.append(_Item(node, text[0] if text else "", st.lineno, end, depth, last, _weight(node)))
+        first = text[0] if text else ""
+        out.append(_Item(node, first, st.lineno, end, depth, last, _weight(node), _tokens(node)))
 
     def header_end(st: ast.stmt | ast.excepthandler) -> int:
         body = getattr(st, "body", None) or []
@@ -986,7 +992,7 @@ def _items(stmts: Sequence[ast.stmt], depth: int = 0) -> list[_Item]:
             add(st, st, st.end_lineno or st.lineno)
             continue
         add(_header(st), st, header_end(st))
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(st, _SCOPES):
             continue
         out += _items(st.body, depth + 1)
         for h in getattr(st, "handlers", None) or []:
@@ -996,12 +1002,15 @@ def _items(stmts: Sequence[ast.stmt], depth: int = 0) -> list[_Item]:
             rest = getattr(st, block, None) or []
             if rest:
                 n = rest[0].lineno
-                out.append(_Item(ast.Name(id=f"<{block}>"), f"{block}:", n, n, depth, n, 1))
+                mark = ast.Name(id=f"<{block}>")
+                out.append(_Item(mark, f"{block}:", n, n, depth, n, 1, frozenset({mark.id})))
                 out += _items(rest, depth + 1)
     return out
 
 
-def _unify(h: object, o: object, params: frozenset[str], own: frozenset[str], bound: dict) -> bool:
+def _unify(
+    h: object, o: object, params: frozenset[str], own: frozenset[str], bound: dict[str, str]
+) -> bool:
     """Whether helper code ``h`` reads as caller code ``o`` with each parameter standing for one
     caller expression and each of the helper's own locals for one caller name (``bound``)."""
     if isinstance(h, ast.Name) and (h.id in params or h.id in own):
@@ -1044,28 +1053,39 @@ def _cover(helper: ast.AST, body: list[_Item], lost: list[_Item]) -> _Cover:
     params = frozenset(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
     params |= frozenset(a.arg for a in (args.vararg, args.kwarg) if a is not None)
     own = frozenset(bound_names(helper.body)) - params  # type: ignore[attr-defined]
-    first = _align(body, lost, params, own, {})
+    spelled = [_tokens(x.node, params | own) for x in body]
+    candidates = [
+        (i, j)
+        for i, x in enumerate(body)
+        for j, y in enumerate(lost)
+        if type(x.node) is type(y.node) and spelled[i] <= y.tokens
+    ]
+    total = sum(x.weight for x in body) or 1
+    if sum(body[i].weight for i in {i for i, _ in candidates}) < _COVERED * total:
+        return _Cover((), 0.0, {}, {})  # too little of it can match anyway
+    unify = partial(_unify, params=params, own=own)
+    first = _align(body, lost, candidates, unify, {})
     votes: dict[str, Counter[str]] = {}
     for i, _ in first.pairs:
         for k, v in first.item_bound[i].items():
             votes.setdefault(k, Counter())[v] += body[i].weight
-    return _align(body, lost, params, own, {k: c.most_common(1)[0][0] for k, c in votes.items()})
+    fixed = {k: c.most_common(1)[0][0] for k, c in votes.items()}
+    return _align(body, lost, candidates, unify, fixed)
 
 
 def _align(
     body: list[_Item],
     lost: list[_Item],
-    params: frozenset[str],
-    own: frozenset[str],
+    candidates: list[tuple[int, int]],
+    unify: Callable[..., bool],
     fixed: dict[str, str],
 ) -> _Cover:
     n, m = len(body), len(lost)
     ok: dict[tuple[int, int], dict[str, str]] = {}
-    for i, x in enumerate(body):
-        for j, y in enumerate(lost):
-            b = dict(fixed)
-            if type(x.node) is type(y.node) and _unify(x.node, y.node, params, own, b):
-                ok[i, j] = b
+    for i, j in candidates:
+        b = dict(fixed)
+        if unify(body[i].node, lost[j].node, bound=b):
+            ok[i, j] = b
     best = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
         for j in range(m - 1, -1, -1):
@@ -1339,6 +1359,11 @@ def _edited_extraction(
         "stale_references": [],
         "sites": sites,
     }
+    if inherited:
+        # The base method's old body: every class inheriting it without an override of its
+        # own (not only the former owners) ran that, and now runs the pulled-up body instead.
+        old = file_index(sources, f_helper.before_path, "before").get(helper.qualname)
+        details["home_before"] = [x.text for x in _lost_items(old, None)] if old else []
     scopes = ", ".join(sorted({str(s["scope"]) for s in sites}))
     return Finding(
         "code.extracted",
