@@ -848,9 +848,12 @@ def _misbound(
 # follows from the callers' own findings.
 
 # Share of the helper's code (weighted by syntax nodes) found, in order, among one function's
-# lost statements; and the fewest statements the helper body and that match must have.
+# lost statements; the fewest statements the helper body and that match must have; and the
+# fewest syntax nodes matched (``for p in self.procs: p.join()`` is too common to say where
+# code came from).
 _COVERED = 0.5
 _MIN_ITEMS = 2
+_MIN_WEIGHT = 10
 # New functions a call may pass through on its way to the helper (caller -> new -> helper).
 _VIA_DEPTH = 2
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -1309,8 +1312,14 @@ def _edited_extraction(
                 continue
             if inherited and (loss.after is not None or loss.before.name != helper.name):
                 continue
+            if not inherited and loss.after is None and _same_place(loss.before, f, helper):
+                continue  # renamed with edits, not extracted
             cover = _cover(helper.node, body, loss.items)
-            if cover.share < _COVERED or len(cover.pairs) < _MIN_ITEMS:
+            if (
+                cover.share < _COVERED
+                or len(cover.pairs) < _MIN_ITEMS
+                or sum(body[i].weight for i, _ in cover.pairs) < _MIN_WEIGHT
+            ):
                 continue
             if inherited:
                 cls = file_index(sources, f.path, "after").get(loss.before.parent)
@@ -1374,6 +1383,12 @@ def _edited_extraction(
         details,
         (),
     )
+
+
+def _same_place(old: Definition, f: FileChange, new: Definition) -> bool:
+    """True when a removed definition and a new one are the same kind in the same scope of the
+    same file: the new one stands in the old one's place (a rename, possibly edited)."""
+    return (f.path, old.parent, old.kind) == (new.path, new.parent, new.kind)
 
 
 def _grown_bases(
