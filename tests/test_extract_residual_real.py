@@ -55,6 +55,14 @@ def _edit(old: str, new: str) -> Callable[[str], str]:
     return apply
 
 
+def _kept(case: str, path: str, start: str, end: str) -> str:
+    """The before text of a file from ``start`` up to ``end`` (a definition the commit removed,
+    to keep in an edited replay)."""
+    f = corpus_bundle(case).file(path)
+    assert f is not None and f.before is not None
+    return f.before[f.before.index(start) : f.before.index(end)]
+
+
 def _unproven(fd: Finding) -> None:
     """What every edited extraction says: different, not proven, explains no line."""
     assert fd.details["equality"] == "different"
@@ -62,6 +70,18 @@ def _unproven(fd: Finding) -> None:
     assert fd.details["behavior_change"] is not False
     assert fd.explains == ()
     assert all(s["equality"] == "different" and not s["proven"] for s in fd.details["sites"])
+
+
+def _one_site(case: str, helper: str, scope: str, caller: str) -> tuple[Analysis, dict]:
+    """The analysis of a corpus commit and the one site of its edited extraction into
+    ``helper``: the code ``scope`` lost, which ``caller`` ran and now calls the helper for."""
+    a = corpus_analysis(case)
+    fd = _extracted(a, helper)
+    assert fd is not None
+    _unproven(fd)
+    (site,) = fd.details["sites"]
+    assert (site["scope"], site["callers"]) == (scope, [caller])
+    return a, site
 
 
 # -- uvicorn 587a1ccc: a guard moved into the helper, the caller's control flow tidied --------
@@ -72,13 +92,12 @@ def test_warning_helper_with_a_new_guard_is_extracted_with_the_guard_as_residual
     # "auto"``) became _unsupported_upgrade_warning (under ``if not
     # self._should_upgrade_to_ws()``), which data_received now calls in an ``else:`` where it
     # called _should_upgrade_to_ws.
-    a = corpus_analysis(_UVICORN)
-    fd = _extracted(a, "HttpToolsProtocol._unsupported_upgrade_warning")
-    assert fd is not None
-    _unproven(fd)
-    (site,) = fd.details["sites"]
-    assert site["scope"] == "HttpToolsProtocol._should_upgrade_to_ws"
-    assert site["callers"] == ["HttpToolsProtocol.data_received"]
+    a, site = _one_site(
+        _UVICORN,
+        "HttpToolsProtocol._unsupported_upgrade_warning",
+        "HttpToolsProtocol._should_upgrade_to_ws",
+        "HttpToolsProtocol.data_received",
+    )
     text = corpus_bundle(_UVICORN).file(_HTTPTOOLS).after  # type: ignore[union-attr]
     rows = text.splitlines()
     assert [rows[n - 1].strip() for n in site["call_lines"]] == [
@@ -142,13 +161,9 @@ def test_a_warning_helper_its_callers_do_not_call_is_not_extracted(tmp_path: Pat
 
 
 def test_method_generalised_into_a_function_with_parameters_is_extracted():
-    a = corpus_analysis(_PIP_ID)
-    fd = _extracted(a, "_get_with_identifier")
-    assert fd is not None
-    _unproven(fd)
-    (site,) = fd.details["sites"]
-    assert site["scope"] == "PipProvider._get_constraint"
-    assert site["callers"] == ["PipProvider.find_matches"]
+    a, site = _one_site(
+        _PIP_ID, "_get_with_identifier", "PipProvider._get_constraint", "PipProvider.find_matches"
+    )
     # The parameters stand for what the method read: the whole body is found.
     assert site["bindings"] == {"default": "Constraint.empty()", "mapping": "self._constraints"}
     assert site["coverage"] == 1.0
@@ -163,13 +178,7 @@ def test_method_generalised_into_a_function_with_parameters_is_extracted():
 def test_a_new_function_like_a_method_that_stays_is_not_extracted(tmp_path: Path):
     # The same commit, but find_matches keeps calling the method it keeps: the new function
     # resembles it, and only _eligible_for_upgrade (which lost no such code) calls it.
-    provider = corpus_bundle(_PIP_ID).file(_PROVIDER)
-    assert provider is not None and provider.before is not None
-    method = provider.before[
-        provider.before.index("    def _get_constraint(") : provider.before.index(
-            "    def find_matches("
-        )
-    ]
+    method = _kept(_PIP_ID, _PROVIDER, "    def _get_constraint(", "    def find_matches(")
     a = _replayed(
         tmp_path,
         _PIP_ID,
@@ -274,13 +283,12 @@ def test_overrides_pulled_up_into_the_base_method_are_extracted():
 def test_a_base_method_growing_code_its_subclasses_keep_is_not_a_pull_up(tmp_path: Path):
     # The same commit, but Git keeps its override and Mercurial no longer derives from
     # VersionControl: neither class runs the base method's new body in place of its own.
-    git = corpus_bundle(_PIP_VCS).file(_GIT)
-    assert git is not None and git.before is not None
-    override = git.before[
-        git.before.index("    @classmethod\n    def get_subdirectory(") : git.before.index(
-            "    @classmethod\n    def get_url_rev_and_auth("
-        )
-    ]
+    override = _kept(
+        _PIP_VCS,
+        _GIT,
+        "    @classmethod\n    def get_subdirectory(",
+        "    @classmethod\n    def get_url_rev_and_auth(",
+    )
     a = _replayed(
         tmp_path,
         _PIP_VCS,
