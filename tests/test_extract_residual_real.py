@@ -268,7 +268,8 @@ def test_overrides_pulled_up_into_the_base_method_are_extracted():
     assert fd is not None
     _unproven(fd)
     assert fd.details["method"] == "pulled-up"
-    assert fd.details["home_kind"] == "base"
+    assert fd.details["home_kind"] == "method"
+    assert fd.line == 240  # the ``def`` line, below ``@classmethod``
     # What every other subclass ran before (Bazaar, Subversion): now the pulled-up body.
     assert fd.details["home_before"] == ["return None"]
     sites = {s["scope"]: s for s in fd.details["sites"]}

@@ -1354,12 +1354,13 @@ def _edited_extraction(
     if not sites:
         return None
     sites.sort(key=lambda s: (s["path"], s["before_line"]))
+    def_line = int(getattr(helper.node, "lineno", helper.start))  # ``def``, below decorators
     details = {
         "helper": helper.qualname,
         "new_home": helper.qualname,
         "helper_path": f_helper.path,
-        "helper_line": helper.start,
-        "home_kind": ("base" if inherited else helper.kind),
+        "helper_line": def_line,
+        "home_kind": helper.kind,
         "equality": "different",
         "proven": False,
         "method": "pulled-up" if inherited else "edited",
@@ -1377,7 +1378,7 @@ def _edited_extraction(
     return Finding(
         "code.extracted",
         f_helper.path,
-        helper.start,
+        def_line,
         helper.qualname,
         f"{scopes}: code extracted into {helper.qualname}, edited (different)",
         details,
