@@ -1206,6 +1206,11 @@ def _call_lines(
     side: str,
     lines: set[int] | None,
 ) -> list[int]:
+    """Lines (among ``lines``, when given) where ``caller`` calls ``target``."""
+    index = file_index(sources, path, side)
+    called = sources.memo(path, side, "called-names", partial(called_names, index))
+    if target.name not in called.get(caller.qualname, ()):
+        return []  # no call through that name at all
     m = _matcher(sources, target, caller, path, side)
     if m is None:
         return []
@@ -1265,16 +1270,9 @@ def _links(
             continue
         before = file_index(sources, g.before_path, "before")
         after = file_index(sources, g.path, "after")
-        called = sources.memo(
-            g.before_path, "before", "called-names", partial(called_names, before)
-        )
         removed, new_lines = set(sources.changed(g).removed), set(sources.changed(g).added)
         for q, c in before.items():
-            if (
-                c.kind not in _FUNCTION_KINDS
-                or c is loss.before
-                or loss.before.name not in called.get(q, ())
-            ):
+            if c.kind not in _FUNCTION_KINDS or c is loss.before:
                 continue
             if not _call_lines(sources, loss.before, c, g.before_path, "before", removed):
                 continue
