@@ -226,6 +226,23 @@ def test_inlined_body_reading_a_method_only_the_removed_base_had_is_not_proven(t
     assert fd.details["proven"] is False
     reasons = {s["reason"] for s in fd.details["sites"]}
     assert reasons == {
-        "CaselessDict.__getitem__ reads 'normkey' of its instance: CaselessDict's own, "
-        "not Headers's after the change"
+        "CaselessDict.__getitem__ reads 'normkey' of its instance: CaselessDict's own before, "
+        "what the bases of CaselessDict have after the change"
     }
+
+
+def test_inlined_body_with_a_private_name_is_not_proven(tmp_path: Path):
+    # Look-alike: CaselessDict.__init__ also set self.__filled; put back into Headers the same
+    # text sets _Headers__filled where _CaselessDict__filled was set.
+    line = "        if seq:\n            self.update(seq)\n"
+    private = "        self.__filled = bool(seq)\n" + line
+
+    def edit(path: str, side: str, text: str) -> str:
+        if (path, side) in ((DATATYPES, "before"), (HEADERS, "after")):
+            return _replace_once(text, line, private)
+        return text
+
+    fd = _of(_scrapy_variant(tmp_path, edit), "code.inlined")["CaselessDict.__init__"]
+    assert fd.details["proven"] is False
+    [site] = fd.details["sites"]
+    assert site["reason"] == "CaselessDict.__init__ uses __filled: CaselessDict, not Headers"

@@ -350,14 +350,17 @@ def _pure(e: ast.expr) -> bool:
 
 
 def class_bound(node: ast.AST) -> list[str]:
-    """What in a method means the class it is written in: ``super()``, ``__class__``, private
-    ``__names`` (mangled with the class name), sorted."""
+    """What in a method means the class it is written in: ``super()``, the bare name
+    ``__class__`` (``self.__class__`` is the instance's), private ``__names`` (mangled with the
+    class name), sorted."""
     out: set[str] = set()
     for n in ast.walk(node):
         if is_super(n):
             out.add("super()")
         name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
-        if name == "__class__" or (name.startswith("__") and not name.endswith("__")):
+        if (name == "__class__" and isinstance(n, ast.Name)) or (
+            name.startswith("__") and not name.endswith("__")
+        ):
             out.add(name)
     return sorted(out)
 

@@ -102,6 +102,8 @@ def _through_super(
     base_q, name = helper.parent, helper.name
     if helper.kind != "method" or caller.kind != "method" or "." in base_q:
         return None
+    if any(getattr(d.node, "decorator_list", None) for d in (helper, caller)):
+        return None  # plain methods both: super() binds the caller's instance to the helper's
     removed = {(d.path, d.qualname): d for d in change.removed}
     base = removed.get((helper.path, base_q))
     cls = index.get(caller.parent)
@@ -135,19 +137,26 @@ def _through_super(
             f"({_listed(base.node)}): super() and inherited attributes in {helper.qualname} "
             "resolve elsewhere"
         )
-    moved = {(m.old.qualname, m.new.qualname) for m in moves(change) if m.equality != "different"}
+    moved = {
+        (m.old.path, m.old.qualname, m.new.path, m.new.qualname)
+        for m in moves(change)
+        if m.equality != "different"
+    }
     own_before = _members(cls.node)
     own_after = _members(cls_after.node)
     own = [x for x in class_bound(helper.node) if x != "super()"]  # super(): the bases, above
     if own:
         return match, f"{helper.qualname} uses {', '.join(own)}: {base_q}, not {cls.qualname}"
-    for attr in sorted(_instance_reads(helper) & _members(base.node)):
-        overridden = attr in own_before and attr in own_after
-        came = attr not in own_before and (f"{base_q}.{attr}", f"{cls.qualname}.{attr}") in moved
-        if not overridden and not came:
+    base_own = _members(base.node)
+    for attr in sorted(_instance_reads(helper)):
+        # Where the instance finds it: its class, the removed base, or the bases they share.
+        was_at = cls.qualname if attr in own_before else base_q if attr in base_own else ""
+        now_at = cls.qualname if attr in own_after else ""
+        came = (helper.path, f"{base_q}.{attr}", f.path, f"{cls.qualname}.{attr}") in moved
+        if was_at != now_at and not (was_at == base_q and now_at and came):
             return match, (
-                f"{helper.qualname} reads {attr!r} of its instance: {base_q}'s own, "
-                f"not {cls.qualname}'s after the change"
+                f"{helper.qualname} reads {attr!r} of its instance: "
+                f"{_found_in(was_at, base_q)} before, {_found_in(now_at, base_q)} after the change"
             )
     for n in sorted(_globals_read(helper)):
         if (
@@ -192,6 +201,10 @@ class _Module:
 
 def _module(sources: SourceFiles, path: str, side: str) -> _Module:
     return sources.memo(path, side, "name-meanings", partial(_Module, sources, path, side))
+
+
+def _found_in(where: str, base: str) -> str:
+    return f"{where}'s own" if where else f"what the bases of {base} have"
 
 
 def _listed(cls: ast.ClassDef) -> str:

@@ -137,6 +137,7 @@ _FACT_KEYS = (
     "cycle_unchecked",
     "cycle_risk",
     "moved_out",
+    "extracted_out",
 )
 
 
@@ -263,7 +264,9 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
 def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Group one file's findings into the facts its description and breakdown item state."""
     facts: dict[str, Any] = {key: [] for key in _FACT_KEYS}
-    facts["moved_out"] = list(moved_out or [])
+    # Definitions that went to another file: moved, or replaced by a shared (extracted) one.
+    facts["moved_out"] = [m for m in moved_out or [] if not m["into"]]
+    facts["extracted_out"] = [m for m in moved_out or [] if m["into"]]
 
     def add(key: str, value: Any) -> None:
         facts[key].append(value)

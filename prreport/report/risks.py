@@ -55,12 +55,29 @@ def _import_cycle(x: RiskInput) -> Evidence:
 
 
 def _guard_dropped(x: RiskInput) -> Evidence:
-    # A guard whose condition could never fail (proven) puts nothing at risk; a removed import
-    # fallback is its own, smaller risk (below).
+    # A moved call that lost a guard its old call site had. A guard that could never fail
+    # (proven) puts nothing at risk; guards removed from changed code are the next risk.
     return [
         _guard_evidence(fd)
         for fd in x.of("guard.dropped")
-        if fd.details.get("behavior_change") is not False and not _fallback(fd)
+        if fd.details.get("behavior_change") is not False and "reason" not in fd.details
+    ]
+
+
+def _guard_removed(x: RiskInput) -> Evidence:
+    # An ``if`` test or a ``try`` removed from changed code, its statements kept: what it was.
+    # A removed import fallback is its own risk (below).
+    return [
+        evidence(
+            fd,
+            guard=fd.details.get("guard", ""),
+            reason=fd.details.get("reason", ""),
+            caught=list(fd.details.get("caught", [])),
+        )
+        for fd in x.of("guard.dropped")
+        if fd.details.get("behavior_change") is not False
+        and "reason" in fd.details
+        and not _fallback(fd)
     ]
 
 
@@ -258,6 +275,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("refactor-not-equivalent", "high", _refactor_not_equivalent),
     ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
     ("unexplained-change", "medium", _unexplained_change),
+    ("guard-removed", "medium", _guard_removed),
     ("implicit-call-removed", "medium", _implicit_call_removed),
     ("fallback-removed", "medium", _fallback_removed),
     ("analysis-incomplete", "medium", _analysis_incomplete),
