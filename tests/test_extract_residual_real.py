@@ -131,6 +131,7 @@ def test_helpers_reached_through_another_new_helper_are_extracted_in_h11():
     assert site["scope"] == "H11Protocol._should_upgrade_to_ws"
     assert site["callers"] == ["H11Protocol.handle_events"]
     assert site["via"] == ["H11Protocol._should_upgrade"]
+    assert site["scope_removed"] is False  # _should_upgrade_to_ws stays, without the warnings
     assert "-    if self.config.ws == 'auto':" in site["residual"]
     (site,) = upgrade.details["sites"]
     assert site["scope"] == site["callers"][0] == "H11Protocol.handle_events"
@@ -167,6 +168,7 @@ def test_method_generalised_into_a_function_with_parameters_is_extracted():
     # The parameters stand for what the method read: the whole body is found.
     assert site["bindings"] == {"default": "Constraint.empty()", "mapping": "self._constraints"}
     assert site["coverage"] == 1.0
+    assert site["scope_removed"] is True
     assert site["residual"] == []
     # _eligible_for_upgrade now finds ``name[extras]`` identifiers: not pure.
     assert a.model.summary.verdict == "refactor-with-behavior-change"
@@ -275,6 +277,7 @@ def test_overrides_pulled_up_into_the_base_method_are_extracted():
     sites = {s["scope"]: s for s in fd.details["sites"]}
     assert set(sites) == {"Git.get_subdirectory", "Mercurial.get_subdirectory"}
     assert sites["Git.get_subdirectory"]["callers"] == ["Git"]
+    assert all(s["scope_removed"] for s in sites.values())
     git = sites["Git.get_subdirectory"]["residual"]
     assert git[0].startswith("-git_dir = cls.run_command(['rev-parse', '--git-dir']")
     assert "+root_dir = cls.get_repo_root_dir(location)" in git

@@ -1333,6 +1333,8 @@ def _edited_extraction(
                 {
                     "path": f.path,
                     "scope": loss.before.qualname,
+                    # Removed with the change (replaced), or still there, having lost code.
+                    "scope_removed": loss.after is None,
                     "before_line": found[0].line,
                     "before_end": found[-1].end,
                     "callers": sorted({x.caller for x in links}),
