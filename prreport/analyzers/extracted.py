@@ -1,4 +1,6 @@
-"""Extracted code: duplicated statement runs or methods replaced by one new helper or mixin member."""
+"""Extracted code: duplicated statement runs or methods replaced by one new helper or mixin member,
+and statements moved, edited, into a new helper (or a base method) that the code which ran them
+now calls (or inherits)."""
 
 from __future__ import annotations
 
@@ -144,7 +146,9 @@ class ExtractedAnalyzer(Analyzer):
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.extracted`` for new helpers whose callers, expanded, equal their old code,
-        and for helpers and mixin members with at least two original copies."""
+        for helpers and mixin members with at least two original copies, and ("different",
+        with the residual) for helpers and base methods holding edited code that functions lost
+        and now reach through a call or inheritance."""
         change = definition_changes(sources)
         renamed = {(m.new.path, m.new.qualname) for m in moves(change)}
         for new in change.added:
