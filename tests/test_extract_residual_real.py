@@ -172,6 +172,9 @@ def test_method_generalised_into_a_function_with_parameters_is_extracted():
     assert site["residual"] == []
     # _eligible_for_upgrade now finds ``name[extras]`` identifiers: not pure.
     assert a.model.summary.verdict == "refactor-with-behavior-change"
+    # The subject's claim ("Extract identifier cleanup ...") is answered "extracted, but not
+    # equivalent", never "proven equivalent".
+    assert [(c["id"], c["status"]) for c in a.model.claims] == [("extracted", "contradicted")]
     assert "PipProvider.find_matches.<locals>._eligible_for_upgrade" in {
         f.symbol for f in a.findings if f.kind == "behavior.changed"
     }
