@@ -397,3 +397,10 @@ def test_methods_of_local_classes_moved_with_their_renamed_test_class_are_no_mix
     a = corpus_analysis("scrapy-df64fe32")
     assert not [d for d in a.diagnostics if "analyzer failed" in d.message]
     assert not [f.symbol for f in _extracted(a).values() if "<locals>" in f.symbol]
+
+
+def test_two_owners_of_one_name_in_two_files_are_told_apart():
+    # scrapy dcf7235f: crawl.py's and runspider.py's classes are both called Command.
+    md = render_markdown(corpus_analysis("scrapy-dcf7235f").model, "en")
+    assert "from `crawl.Command.process_options` and `runspider.Command.process_options`" in md
+    assert "`Command.add_options` and `Command.add_options`" not in md

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 from prreport.findings import Finding
@@ -149,7 +150,10 @@ def moved_out_of(findings: list[Finding]) -> dict[str, list[dict[str, Any]]]:
         d = fd.details
         if fd.kind == "code.extracted":
             for site in d.get("sites", []):
-                if site.get("path") and site["path"] != fd.path and site.get("scope"):
+                # A definition gone for the shared one (a method a mixin now gives the class);
+                # a function that kept its place but lost lines to a helper is not "replaced".
+                gone = site.get("scope_removed", d.get("home_kind") == "mixin") is True
+                if gone and site.get("path") and site["path"] != fd.path and site.get("scope"):
                     out.setdefault(site["path"], []).append(
                         {
                             "symbol": site["scope"],
@@ -201,18 +205,35 @@ def _grouped_overrides(code: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def site_labels(sites: list[dict[str, Any]]) -> list[str]:
+    """Each site's scope, prefixed with its module's name where two sites share one
+    (``crawl.Command.add_options``, ``runspider.Command.add_options``)."""
+    scopes = [str(s.get("scope") or s.get("class", "")) for s in sites]
+    out = []
+    for scope, site in zip(scopes, sites, strict=True):
+        path = str(site.get("path", ""))
+        if scopes.count(scope) > 1 and path:
+            stem = posixpath.splitext(posixpath.basename(path))[0]
+            if stem == "__init__":
+                stem = posixpath.basename(posixpath.dirname(path)) or stem
+            scope = f"{stem}.{scope}"
+        out.append(scope)
+    return out
+
+
 def _code_fact(fd: Finding) -> dict[str, Any]:
     """A ``code.*``/``symbol.*`` finding as the description needs it: what, where, and whether proven."""
     d = fd.details
+    labels = site_labels(list(d.get("sites", [])))
     sites = [
         {
-            "scope": site.get("scope", ""),
+            "scope": label,
             "class": site.get("class", ""),
             "equality": site.get("equality", ""),
             "call_lines": list(site.get("call_lines", [])),
             "inherits_new_home": site.get("inherits_new_home"),
         }
-        for site in d.get("sites", [])
+        for site, label in zip(d.get("sites", []), labels, strict=True)
     ]
     return {
         "kind": fd.kind,

@@ -10,6 +10,7 @@ from prreport.bundle import FileChange, PullRequestBundle
 from prreport.diffparse import changed_lines
 from prreport.findings import Finding
 from prreport.pyparse import parse as parse_quietly
+from prreport.report.facts import site_labels
 from prreport.report.verdict import proves_equivalence
 from prreport.textlines import split_lines
 
@@ -105,7 +106,7 @@ def _definition_caption(fd: Finding) -> dict[str, Any]:
         "symbol": fd.symbol,
         "verified": proves_equivalence(fd),
         "home_kind": d.get("home_kind", ""),
-        "sites": [site.get("scope") or site.get("class", "") for site in d.get("sites", [])],
+        "sites": site_labels(list(d.get("sites", []))),
         "pattern": d.get("pattern", ""),
         "subject": d.get("subject", ""),
         "subject_values": list(d.get("values", [])),
