@@ -10,7 +10,7 @@ from typing import Any
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
-from prreport.report.facts import evidence, guard_texts
+from prreport.report.facts import evidence, guard_texts, site_labels
 from prreport.report.model import FileEntry
 from prreport.report.verdict import is_failure
 
@@ -318,8 +318,10 @@ def _not_equivalent(fd: Finding) -> dict[str, Any]:
         "equality": d.get("equality", ""),
         "proven": d.get("proven"),
         "different_sites": [
-            site.get("scope") or site.get("class", "")
-            for site in d.get("sites", [])
+            label
+            for site, label in zip(
+                d.get("sites", []), site_labels(list(d.get("sites", []))), strict=True
+            )
             if site.get("equality") == "different"
         ],
         "not_inheriting": [
