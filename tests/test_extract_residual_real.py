@@ -308,3 +308,18 @@ def test_a_base_method_growing_code_its_subclasses_keep_is_not_a_pull_up(tmp_pat
         },
     )
     assert _extracted(a, "VersionControl.get_subdirectory") is None
+
+
+def test_the_report_says_what_only_the_old_code_or_only_the_helper_does():
+    from prreport.render.markdown import render_markdown
+    from tests.corpus_texts import corpus_analysis
+
+    # uvicorn 587a1ccc: the warnings moved into _unsupported_upgrade_warning lost their
+    # ``config.ws == 'auto'`` guard and gained a ``_should_upgrade_to_ws()`` test.
+    md = render_markdown(corpus_analysis("uvicorn-587a1ccc").model, "en")
+    assert (
+        "`H11Protocol._should_upgrade_to_ws` did something else (only the old code ran"
+        " `if self.config.ws == 'auto':`, only the new one runs"
+        " `if not self._should_upgrade_to_ws():`)"
+    ) in md
+    assert "extracts the shared" not in md.lower()
