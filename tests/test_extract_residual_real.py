@@ -323,3 +323,17 @@ def test_the_report_says_what_only_the_old_code_or_only_the_helper_does():
         " `if not self._should_upgrade_to_ws():`)"
     ) in md
     assert "extracts the shared" not in md.lower()
+
+
+def test_a_method_pulled_up_into_an_existing_base_method_is_not_called_new():
+    from prreport.render.markdown import render_markdown
+    from tests.corpus_texts import corpus_analysis
+
+    # pip c6906f1a: Git's and Mercurial's get_subdirectory went into VersionControl's, which
+    # existed before (it raised NotImplementedError).
+    md = render_markdown(corpus_analysis("pip-c6906f1a").model, "en")
+    assert (
+        "pulls the code of `Git.get_subdirectory` and `Mercurial.get_subdirectory` up into the"
+        " existing method `VersionControl.get_subdirectory`"
+    ) in md
+    assert "The new method `VersionControl.get_subdirectory`" not in md

@@ -247,6 +247,8 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "equality": d.get("equality", ""),
         # code.extracted
         "home_kind": d.get("home_kind", ""),
+        # an existing base method that gained the code its subclasses' overrides had
+        "pulled_up": d.get("method") == "pulled-up",
         "sites": sites,
         # code.branches-collapsed
         "pattern": d.get("pattern", ""),

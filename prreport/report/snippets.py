@@ -106,6 +106,8 @@ def _definition_caption(fd: Finding) -> dict[str, Any]:
         "symbol": fd.symbol,
         "verified": proves_equivalence(fd),
         "home_kind": d.get("home_kind", ""),
+        # an existing base method that gained the code its subclasses' overrides had
+        "pulled_up": d.get("method") == "pulled-up",
         "sites": site_labels(list(d.get("sites", []))),
         "pattern": d.get("pattern", ""),
         "subject": d.get("subject", ""),
