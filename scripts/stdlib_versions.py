@@ -1,7 +1,7 @@
 """Write ``prreport/data/stdlib_versions.json``: since which Python a standard-library module or
 name exists in every later Python, as typeshed records it.
 
-Re-run (network: it ``pip download``s two mypy wheels, whose ``typeshed/stdlib`` it reads)::
+Re-run (network: it ``pip download``s mypy wheels, whose ``typeshed/stdlib`` it reads)::
 
     python scripts/stdlib_versions.py            # writes prreport/data/stdlib_versions.json
 
@@ -17,18 +17,23 @@ Sources and rules (precision first: what is written is certain, the rest is left
   imported and are left out).
 - Names: the stubs' module-level bindings, under ``if sys.version_info >= (3, N)`` (added in
   3.N), ``<`` and ``else`` branches (removed later), ``sys.platform`` tests (not on every
-  platform: left out). A name must exist with no end in the newest stubs. An unguarded name
-  exists in the oldest Python that typeshed snapshot supported (its floor), so two snapshots are
-  read: an old one (floor 3.5) dates names up to 3.5, the newest one dates later additions by
-  their guards. A name unguarded in the newest stubs but absent from the old ones is left out
-  (added or backported somewhere before the newest floor, in an unknown release). Typeshed's own
-  notes "# X is only present in 3.N and later" override the binding below them.
+  platform: left out). A name must exist with no end in the newest stubs. Typeshed drops the
+  guards of Pythons it no longer supports, so an unguarded name is only known to exist in the
+  oldest Python that snapshot supported (its floor), and several snapshots are read: the oldest
+  (floor 3.5) dates a name by its guard or its floor, later ones only by their guards (an
+  unguarded name they add may have been backported to bugfix releases). When snapshots disagree
+  the later date wins. Typeshed's own notes "# X is only present in 3.N and later" override the
+  binding below them.
 - Modules that cannot be imported everywhere: every stub binding under a ``sys.platform`` test
-  (``pwd``, ``msvcrt``), or whose module-level imports (read from this interpreter's sources)
+  (``pwd``, ``msvcrt``); module-level imports (read from this interpreter's sources) that
   reach an extension built only when a system library is present (``_OPTIONAL_EXTENSIONS``:
-  ``ssl``, ``sqlite3``, ``lzma``...), are left out.
-- Names this interpreter's modules do not have although typeshed dates them earlier (stub-only
-  names such as ``builtins.ellipsis``, attributes set later such as ``sys.ps1``) are left out.
+  ``ssl``, ``sqlite3``, ``lzma``...); a module-level ``try`` whose handler raises
+  (``multiprocessing.synchronize`` without ``sem_open``). They are left out.
+- Names bound only when a module-level import works (in this interpreter's sources: in a
+  ``try`` but not in its handlers, ``hashlib.scrypt``; under an ``if`` testing such a name or
+  ``hasattr``, ``urllib.request.HTTPSHandler``) are left out; so are names this interpreter's
+  modules lack although typeshed dates them earlier (stub-only names such as
+  ``builtins.ellipsis``, attributes set later such as ``sys.ps1``).
 - Provisional modules (PEP 411) gained names in bugfix releases: their names are dated no
   earlier than the last provisional version (``_PROVISIONAL``).
 
@@ -48,14 +53,14 @@ import sysconfig
 import tempfile
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "prreport" / "data" / "stdlib_versions.json"
 # (mypy requirement, the oldest Python 3 minor its typeshed supported): typeshed drops the
 # guards of versions it no longer supports, so an unguarded name is dated by that floor.
-_SNAPSHOTS = (("mypy==0.790", 5), ("mypy==2.4.1", 10))
+_SNAPSHOTS = (("mypy==0.790", 5), ("mypy==1.4.1", 7), ("mypy==2.4.1", 10))
 # Extension modules CPython builds only when a system library is found (configure.ac's
 # PY_STDLIB_MOD checks for OpenSSL, libffi, zlib, bz2, lzma, sqlite3, Tcl/Tk, curses,
 # readline, dbm/gdbm, libuuid, libcrypt, libnsl).
@@ -166,9 +171,9 @@ def _version_split(test: ast.expr) -> tuple[tuple[int, int], tuple[int, int]] | 
         version = tuple(ast.literal_eval(right))
     except ValueError:
         return None
-    if len(version) < 2 or version[0] != 3 or len(version) > 2 and any(version[2:]):
+    if not version or version[0] != 3 or len(version) > 2 and any(version[2:]):
         return None
-    n = version[1]
+    n = version[1] if len(version) > 1 else 0  # ``(3,)``: every Python 3
     if isinstance(test.ops[0], ast.GtE):
         return (n, _INF), (0, n)
     if isinstance(test.ops[0], ast.Lt):
@@ -256,6 +261,72 @@ def _needs_optional(module: str, seen: set[str]) -> bool:
     return False
 
 
+def _bound(stmts: Sequence[ast.stmt]) -> set[str]:
+    """Names the statements bind (anywhere inside them, functions' bodies aside)."""
+    out: set[str] = set()
+    for st in stmts:
+        for node in [st, *_children(st)]:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                out |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+    return out
+
+
+def _children(st: ast.AST) -> Iterator[ast.AST]:
+    for node in ast.iter_child_nodes(st):
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            yield from _children(node)
+
+
+def _only_when_an_import_works(module: str) -> set[str] | None:
+    """Names this interpreter's source of ``module`` binds only when a module-level import works:
+    in a ``try`` that imports (``hashlib.scrypt`` exists when OpenSSL has it), unless every
+    handler binds it too (``collections.deque``), or under an ``if`` testing a name such a ``try``
+    binds or ``hasattr`` (``urllib.request.HTTPSHandler``). None when a failed ``try``
+    fails the whole import (``multiprocessing.synchronize`` without ``sem_open``)."""
+    src = _source(module)
+    if src is None:
+        return set()
+    body = ast.parse(src.read_bytes()).body
+    tries = [st for st in body if isinstance(st, ast.Try) and not _builtin_imports(st.body)]
+    if any(h.body and isinstance(h.body[-1], ast.Raise) for st in tries for h in st.handlers):
+        return None
+    tried = _bound(tries)
+    conditional: set[str] = set()
+    for t in tries:
+        success = _bound(t.body + t.orelse)
+        for h in t.handlers:
+            success &= _bound(h.body)
+        conditional |= _bound(t.body + t.orelse) - success
+    for st in body:
+        if isinstance(st, ast.If) and _feature_test(st.test, tried):
+            conditional |= _bound([st]) - (_bound(st.body) & _bound(st.orelse))
+    others = [st for st in body if not isinstance(st, (ast.Try, ast.If))]
+    return conditional - _bound(others)
+
+
+def _feature_test(test: ast.expr, tried: set[str]) -> bool:
+    """A test of whether an import worked (a name a ``try`` binds) or of ``hasattr``."""
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    return bool(names & (tried | {"hasattr"}))
+
+
+def _builtin_imports(stmts: list[ast.stmt]) -> bool:
+    """Only imports of modules built into this interpreter (``_codecs``, ``_collections``)."""
+    return all(
+        isinstance(st, ast.Import)
+        and all(a.name in sys.builtin_module_names for a in st.names)
+        or isinstance(st, ast.ImportFrom)
+        and not st.level
+        and st.module in sys.builtin_module_names
+        for st in stmts
+    )
+
+
 def _runtime_has(module: str) -> Callable[[str], bool] | None:
     """Whether ``module`` has a name in this interpreter (None: it cannot import it, or
     importing it acts)."""
@@ -284,58 +355,74 @@ def _extract(requirement: str, work: Path) -> Path:
     return dest / "mypy" / "typeshed" / "stdlib"
 
 
+def _date(module: str, name: str, snapshots: list[_Stubs]) -> int | None:
+    """The minor since which ``module.name`` exists: the oldest snapshot's date (a guard, or its
+    floor), or a later snapshot's guard (a later snapshot's floor could be a backport); when they
+    disagree the later date wins (typeshed corrected itself)."""
+    oldest, *later = snapshots
+    dates = [_since(oldest.names(module).get(name, []))]
+    for stubs in later:
+        since = _since(stubs.names(module).get(name, []))
+        dates.append(since if since is not None and since > stubs.floor else None)
+    known = [d for d in dates if d is not None]
+    return max(known) if known else None
+
+
+def _importable_everywhere(module: str, stubs: _Stubs) -> bool:
+    """Not platform-specific (every public binding under ``sys.platform``), not needing an
+    optional extension module."""
+    stub = stubs.path(module)
+    if stub is None:
+        return False
+    public = [s for n, s in stubs.names(module).items() if not n.startswith("_")]
+    if not any(_since(s) is not None for s in public) and "sys.platform" in stub.read_text(
+        encoding="utf-8"
+    ):
+        return False  # pwd, msvcrt, winreg
+    return not _needs_optional(module, set())
+
+
 def build(work: Path) -> dict[str, object]:
     """The data file's content, from the snapshots downloaded into ``work``."""
-    (old_req, old_floor), (new_req, new_floor) = _SNAPSHOTS
-    old_root, new_root = _extract(old_req, work), _extract(new_req, work)
-    old_dirs = ("3", "2and3", *sorted(d.name for d in old_root.iterdir() if d.name[:2] == "3."))
-    old = _Stubs(old_root, old_floor, old_dirs)
-    new = _Stubs(new_root, new_floor, ("",))
-    versions = _versions(new_root)
+    snapshots = []
+    for requirement, floor in _SNAPSHOTS:
+        root = _extract(requirement, work)
+        # Old typeshed: stdlib/{2and3,3,3.7,...}/*.pyi; since 2021: stdlib/*.pyi and VERSIONS.
+        old = sorted(d.name for d in root.iterdir() if d.name.startswith("3."))
+        layout = ("",) if (root / "VERSIONS").is_file() else ("3", "2and3", *old)
+        snapshots.append(_Stubs(root, floor, layout))
+    newest = snapshots[-1]
+    versions = _versions(newest.root)
     modules: dict[str, str] = {}
     names: dict[str, dict[str, list[str]]] = {}
-    for module in _all_modules(new):
+    for module in _all_modules(newest):
         rng = _module_range(module, versions)
         top = module.split(".")[0]
         if rng is None or rng[1] != _INF or top not in sys.stdlib_module_names:
             continue
         if any(p.startswith("_") for p in module.split(".")):
             continue
-        bound = new.names(module)
-        stub = new.path(module)
-        public = [s for n, s in bound.items() if not n.startswith("_")]
-        if (
-            stub is None
-            or not any(_since(s) is not None for s in public)
-            and ("sys.platform" in stub.read_text(encoding="utf-8"))
-        ):
-            continue  # every binding is platform-specific (pwd, msvcrt, winreg)
-        if _needs_optional(module, set()):
+        if not _importable_everywhere(module, newest):
             continue
         first = rng[0]
         here = _runtime_has(module)
         if here is None and first <= sys.version_info[1]:
             continue
+        conditional = _only_when_an_import_works(module)
+        if conditional is None:
+            continue
         modules[module] = f"3.{first}"
-        old_bound = old.names(module)
-        for name, spans in bound.items():
-            if name.startswith("_"):
-                continue
-            since = _since(spans)
+        for name, spans in newest.names(module).items():
+            if name.startswith("_") or _since(spans) is None or name in conditional:
+                continue  # private, platform-specific, removed later, or build-dependent
+            since = _date(module, name, snapshots)
             if since is None:
                 continue
             if since <= sys.version_info[1] and not (here and here(name)):
                 continue  # a stub-only name (builtins.ellipsis) or one set later (sys.ps1)
-            if since <= new_floor:  # unguarded now: dated only by the old snapshot
-                was = _since(old_bound.get(name, []))
-                if was is None:
-                    continue
-                since = min(since, was)
             since = max(since, first, _PROVISIONAL.get(top, 0))
-            if since > first:
-                names.setdefault(module, {}).setdefault(f"3.{since}", []).append(name)
-            else:
-                names.setdefault(module, {}).setdefault("", []).append(name)
+            key = f"3.{since}" if since > first else ""
+            names.setdefault(module, {}).setdefault(key, []).append(name)
     return {
         "about": "Generated by scripts/stdlib_versions.py from typeshed (mypy wheels "
         + ", ".join(r for r, _ in _SNAPSHOTS)

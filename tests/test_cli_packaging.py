@@ -49,6 +49,7 @@ def test_wheel_has_what_publishing_needs(wheel: Path):
         "prreport/schemas/digest.schema.json",
         "prreport/schemas/bundle.schema.json",
         "prreport/templates/en/report.md.j2",
+        "prreport/data/stdlib_versions.json",  # which stdlib imports cannot fail, per Python
     ):
         assert required in names, required
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
@@ -112,3 +113,16 @@ def test_isolated_install_runs(wheel: Path, tmp_path: Path):
         env=env,
     )
     assert schema.returncode == 0 and "prreport report" in schema.stdout, schema.stderr
+    since = subprocess.run(
+        [
+            str(py),
+            "-c",
+            "from prreport.analyzers._stdlib import available_since as a;"
+            " print(a('tomllib'), a('collections.abc', 'Mapping'))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=run,
+        env=env,
+    )
+    assert since.stdout.split() == ["(3,", "11)", "(3,", "5)"], since.stderr

@@ -102,3 +102,21 @@ def test_the_imports_of_a_deleted_module_are_not_called_dead():
     dead = {f.symbol: f.details["kind"] for f in a.findings if f.kind == "code.dead-removed"}
     assert "DebugMiddleware" in dead and "get_accept_header" in dead
     assert "import" not in dead.values()
+
+
+def test_a_removed_method_that_only_raised_for_outside_callers_is_a_change():
+    # django-rest-framework e13688f0 removes Request.DATA and Request.QUERY_PARAMS, properties
+    # that only raised NotImplementedError("`request.DATA` has been deprecated in favor of
+    # `request.data`..."). Nothing in the repository uses them (that is their point): callers
+    # now get an AttributeError through Request.__getattr__, without the message.
+    a = corpus_analysis("django-rest-framework-e13688f0")
+    assert not [f for f in a.findings if f.kind == "code.dead-removed"]
+    removed = _removed(a)
+    assert sorted(removed) == ["Request.DATA", "Request.QUERY_PARAMS"]
+    assert {(d["called_by"], d["caller"]) for d in removed.values()} == {
+        ("shim", "NotImplementedError")
+    }
+    assert a.model.summary.verdict == "behavior-change"
+    assert "it only raised `NotImplementedError` with a message, for callers outside the" in (
+        render_markdown(a.model, "en")
+    )

@@ -9,6 +9,7 @@ changes, is not: no statement runs unguarded. Every case is a real commit of the
 from __future__ import annotations
 
 from prreport.findings import Finding
+from prreport.render.markdown import render_markdown
 from tests.corpus_texts import corpus_analysis
 
 
@@ -54,3 +55,23 @@ def test_an_if_removed_whole_among_other_changes_is_not_a_dropped_guard():
     # attrs 689a0e64: ``if _has_own_attribute(cls, "__annotations__"): return
     # cls.__annotations__`` / ``return {}`` became one ``return cls.__dict__.get(...)``.
     assert "_get_annotations" not in _drops("attrs-689a0e64")
+
+
+def test_the_report_names_each_removed_test_where_it_was_and_shows_the_function_diff():
+    a = corpus_analysis("marshmallow-9ac3241b")
+    risk = next(r for r in a.model.risks if r["id"] == "guard-removed")
+    assert risk["severity"] == "medium"
+    # Where the kept code is now (after lines), not where the guard was.
+    assert [(e["symbol"], e["line"]) for e in risk["evidence"]] == [
+        ("Field._validate_missing", 297),
+        ("Field.serialize", 321),
+    ]
+    assert not any(r["id"] == "guard-dropped" for r in a.model.risks)  # no moved call here
+    md = render_markdown(a.model, "en")
+    assert "`if hasattr(self, 'default')` in `Field.serialize`" in md
+    # The snippet of a changed function is its diff, wherever in a long signature's body the
+    # change is, shown once even when a guard was removed from it too.
+    serialize = [s for s in a.model.snippets if s["caption_facts"]["symbol"] == "Field.serialize"]
+    assert len(serialize) == 1
+    assert '-        if value is missing_ and hasattr(self, "default"):' in serialize[0]["diff"]
+    assert "+        if value is missing_:" in serialize[0]["diff"]

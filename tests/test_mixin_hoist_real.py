@@ -17,6 +17,7 @@ from pathlib import Path
 
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
+from prreport.render.markdown import render_markdown
 from tests.corpus_texts import corpus_analysis, corpus_bundle, corpus_text
 from tests.gitrepo import analyse_commit
 
@@ -90,6 +91,14 @@ def test_astroid_no_children_mixin_names_the_mixin_method_and_its_14_owners():
     assert (NODES, "-", _line_of(before, "class Name(LookupMixIn, NodeNG):")) in fd.explains
     assert a.model.summary.verdict == "pure-refactor"
     assert a.model.summary.explained_lines == a.model.summary.changed_lines
+    # The owners' file says where its methods went, not "no analyzer finding".
+    [item] = [ln for ln in render_markdown(a.model, "en").splitlines() if f"**`{NODES}`" in ln]
+    assert (
+        "`AssignName.get_children`, `DelName.get_children`, `Name.get_children` and 11 more" in item
+    )
+    assert "are replaced by `NoChildrenMixin.get_children` in `astroid/mixins.py`" in item
+    assert "14 definitions replaced by a shared one" in render_markdown(a.model, "en")
+    assert "no analyzer finding" not in item
 
 
 def test_mixin_listed_after_a_base_that_defines_the_method_is_shadowed(tmp_path: Path):
@@ -391,3 +400,10 @@ def test_methods_of_local_classes_moved_with_their_renamed_test_class_are_no_mix
     a = corpus_analysis("scrapy-df64fe32")
     assert not [d for d in a.diagnostics if "analyzer failed" in d.message]
     assert not [f.symbol for f in _extracted(a).values() if "<locals>" in f.symbol]
+
+
+def test_two_owners_of_one_name_in_two_files_are_told_apart():
+    # scrapy dcf7235f: crawl.py's and runspider.py's classes are both called Command.
+    md = render_markdown(corpus_analysis("scrapy-dcf7235f").model, "en")
+    assert "from `crawl.Command.process_options` and `runspider.Command.process_options`" in md
+    assert "`Command.add_options` and `Command.add_options`" not in md

@@ -1,16 +1,19 @@
 """An ``except ImportError`` fallback around a standard-library import that exists on every
 Python the project supports never ran: removing it is proven harmless (issue #12, corpus case
 poetry-aaf88068). Real commits: poetry aaf88068 (``collections.abc.Mapping``, Python ^3.6),
-astroid fb41252e (``functools.lru_cache``, >=3.6), uvicorn 291c195c (merged into an existing
-import line) and attrs a8e24b01 (``importlib.metadata``
-while 3.7 was still supported: the fallback did run there); variants on poetry's real module
-for what must stay unproven."""
+astroid fb41252e (``functools.lru_cache``, >=3.6), uvicorn 291c195c (the import merged into an
+existing import line) and attrs a8e24b01 (``importlib.metadata`` while 3.7 was still supported:
+the fallback did run there); variants on poetry's real module for what must stay unproven."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
+from types import ModuleType
 
+import mypy
 import pytest
 
 from prreport.analyzers._stdlib import available_since, import_cannot_fail
@@ -56,6 +59,8 @@ def test_availability_comes_from_typeshed():
     assert available_since("typing", "Literal") == (3, 8)
     assert available_since("functools", "cached_property") == (3, 8)
     assert available_since("contextlib", "asynccontextmanager") == (3, 7)
+    # Bound by a try and by its fallback alike: always there.
+    assert available_since("collections", "deque") is not None
     # Dated no later than the oldest Python its typeshed snapshot covered.
     since = available_since("collections.abc", "Mapping")
     assert since is not None and since <= (3, 5)
@@ -73,6 +78,9 @@ def test_availability_comes_from_typeshed():
         ("os", "fork"),  # not on Windows
         ("ssl", None),  # needs OpenSSL at build time
         ("sqlite3", None),
+        ("http.client", "HTTPSConnection"),  # only when ssl imports
+        ("hashlib", "scrypt"),  # only when OpenSSL has it
+        ("multiprocessing.synchronize", None),  # fails without sem_open
         ("cPickle", None),  # Python 2 only
         ("typing_extensions", None),  # stubbed by typeshed, not in the standard library
         ("tarfile", "data_filter"),  # backported to bugfix releases: no version to trust
@@ -100,6 +108,29 @@ def test_the_data_file_ships_in_the_package():
     data = json.loads(files("prreport").joinpath("data/stdlib_versions.json").read_text())
     assert set(data) == {"about", "modules", "names"}
     assert "typeshed" in data["about"]
+
+
+def _generator() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "scripts" / "stdlib_versions.py"
+    spec = importlib.util.spec_from_file_location("stdlib_versions", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generator_reads_the_guards_of_real_typeshed_stubs():
+    # The typeshed mypy ships (floor 3.10), read as the generator reads its newest snapshot.
+    gen = _generator()
+    stubs = gen._Stubs(Path(mypy.__file__).parent / "typeshed" / "stdlib", 10, ("",))
+    typing = stubs.names("typing")
+    assert gen._since(typing["TypeAliasType"]) == 12  # if sys.version_info >= (3, 12)
+    assert gen._since(typing["Literal"]) == 10  # unguarded: only the floor is known
+    assert gen._since(stubs.names("asyncio.coroutines")["coroutine"]) is None  # < (3, 11)
+    assert "fork" not in stubs.names("os")  # under sys.platform
+    assert gen._since(stubs.names("collections.abc")["Mapping"]) == 10  # via a star import
+    assert gen._needs_optional("ssl", set()) and not gen._needs_optional("json", set())
 
 
 # -- real commits ------------------------------------------------------------------------------
@@ -139,6 +170,24 @@ def test_poetry_collections_abc_fallback_is_proven_dead(tmp_path: Path):
         "（`collections.abc.Mapping` 自 Python 3.5 起一直在标准库中；项目要求 Python >= 3.6）"
     ) in zh
     assert "该依赖现为必需" not in zh
+
+
+def test_poetry_import_moved_below_code_that_may_use_it_is_not_proven(tmp_path: Path):
+    # The same commit with the import put at the end of the module: the statements between
+    # the old try and the new import could read Mapping before it is bound.
+    before, after = _poetry()
+    helpers_after = after[HELPERS]
+    assert helpers_after is not None
+    import_line = "from collections.abc import Mapping\n"
+    late = helpers_after.replace(import_line, "", 1) + "\n" + import_line
+    a = analyse_commit(
+        tmp_path,
+        {**before, "pyproject.toml": POETRY_PYPROJECT},
+        {**after, HELPERS: late},
+        "chore: remove unused compatibility code",
+    )
+    assert not [fd for fd in _drops(a) if fd.details["proven"]]
+    assert a.model.summary.verdict != "pure-refactor"
 
 
 def test_poetry_fallback_stays_unproven_without_a_declared_minimum(tmp_path: Path):
@@ -247,9 +296,15 @@ def test_uvicorn_fallback_merged_into_an_existing_import_line(tmp_path: Path):
 
 
 def _variant(
-    tmp_path: Path, try_block: str, kept: str, python: str = "^3.6", extra: dict | None = None
+    tmp_path: Path,
+    try_block: str,
+    kept: str,
+    python: str = "^3.6",
+    extra: dict[str, str | None] | None = None,
+    extra_after: dict[str, str | None] | None = None,
 ) -> Finding | None:
-    """poetry aaf88068 with its fallback replaced by ``try_block`` (and ``kept`` after it)."""
+    """poetry aaf88068 with its fallback replaced by ``try_block`` (and ``kept`` after it);
+    ``extra``: more files before, ``extra_after``: their change."""
     before, after = _poetry()
     text = before[HELPERS]
     assert text is not None and _FALLBACK in text
@@ -264,7 +319,8 @@ def _variant(
             HELPERS: helpers_after.replace(
                 "from collections.abc import Mapping\n",
                 kept + "from collections.abc import Mapping\n",
-            )
+            ),
+            **(extra_after or {}),
         },
         "chore: remove unused compatibility code",
     )
@@ -333,27 +389,11 @@ def test_a_first_party_module_shadowing_the_standard_library_is_not_certain(tmp_
     body = "import tomllib"
     certain = _variant(tmp_path / "a", _try(body), body + "\n", ">=3.11")
     assert certain is not None and certain.details["reason"] == "import-cannot-fail"
-    shadowed = _variant(
-        tmp_path / "b", _try(body), body + "\n", ">=3.11", {"tomllib.py": "loads = None\n"}
-    )
+    shim: dict[str, str | None] = {"tomllib.py": "loads = None\n"}
+    shadowed = _variant(tmp_path / "b", _try(body), body + "\n", ">=3.11", shim)
     assert shadowed is not None and shadowed.details["proven"] is False
     # Deleted together with the fallback: before the change the shim is what imported.
-    before, after = _poetry()
-    text, helpers_after = before[HELPERS], after[HELPERS]
-    assert text is not None and helpers_after is not None
-    a = analyse_commit(
-        tmp_path / "c",
-        {
-            HELPERS: text.replace(_FALLBACK, _try(body)),
-            "pyproject.toml": POETRY_PYPROJECT.replace('python = "^3.6"', 'python = ">=3.11"'),
-            "tomllib.py": "loads = None\n",
-        },
-        {
-            HELPERS: helpers_after.replace(
-                "from collections.abc", "import tomllib\nfrom collections.abc"
-            ),
-            "tomllib.py": None,
-        },
+    deleted = _variant(
+        tmp_path / "c", _try(body), body + "\n", ">=3.11", shim, {"tomllib.py": None}
     )
-    [deleted] = [fd for fd in _drops(a) if fd.path == HELPERS]
-    assert deleted.details["proven"] is False
+    assert deleted is not None and deleted.details["proven"] is False

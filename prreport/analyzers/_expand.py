@@ -53,6 +53,9 @@ class Helper:
 
     node: ast.FunctionDef | ast.AsyncFunctionDef
     receiver: str  # "static" (no implicit parameter) | "method" | "class" | "function"
+    # Reached by ``super().name(...)`` from a method whose first parameter is this name (the
+    # helper's own first parameter is bound to it); "" when calls go through ``self``/``cls``.
+    super_self: str = ""
 
 
 @dataclass(frozen=True)
@@ -346,6 +349,33 @@ def _pure(e: ast.expr) -> bool:
     return isinstance(e, ast.Attribute) and _pure(e.value)
 
 
+def class_bound(node: ast.AST) -> list[str]:
+    """What in a method means the class it is written in: ``super()``, the bare name
+    ``__class__`` (``self.__class__`` is the instance's), private ``__names`` (mangled with the
+    class name), sorted."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if is_super(n):
+            out.add("super()")
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        if (name == "__class__" and isinstance(n, ast.Name)) or (
+            name.startswith("__") and not name.endswith("__")
+        ):
+            out.add(name)
+    return sorted(out)
+
+
+def is_super(node: ast.AST) -> bool:
+    """``super()`` (no arguments: the class the code is written in, and its first parameter)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
+
+
 def _bind(helper: Helper, call: ast.Call) -> list[tuple[str, ast.expr]] | None:
     """(parameter, argument) in evaluation order, defaults filled in; None when it cannot be said."""
     fn = helper.node
@@ -363,7 +393,9 @@ def _bind(helper: Helper, call: ast.Call) -> list[tuple[str, ast.expr]] | None:
             return None
         recv = call.func.value
         want = "cls" if helper.receiver == "class" else "self"
-        if not (isinstance(recv, ast.Name) and recv.id == want):
+        if helper.super_self and is_super(recv):
+            recv = ast.Name(id=helper.super_self, ctx=ast.Load())
+        elif not (isinstance(recv, ast.Name) and recv.id == want):
             return None
         bound.append((positional[0].arg, recv))
         positional = positional[1:]
@@ -548,6 +580,72 @@ def _forwarded(
     return renamed, introduced - set(have)
 
 
+# What an inlined expression must not hold: code that runs later (lambdas, generators), its own
+# scopes (comprehensions) or bindings (``:=``), suspension points.
+_NOT_SPLICED = (
+    ast.Lambda,
+    ast.GeneratorExp,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.NamedExpr,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.Await,
+)
+
+
+def _substituted(
+    helper: Helper,
+    body: list[ast.stmt],
+    st: ast.stmt,
+    calls: list[ast.Call],
+    caller: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> bool | str:
+    """Replace, inside ``st``, each call of a helper whose body is one ``return E`` by ``E`` with
+    its parameters replaced by the arguments; whether every argument was its parameter's name,
+    or why that would not compute the same.
+
+    The arguments were evaluated once, before the body; spliced in, they are evaluated where
+    the parameters are read. That is the same value only for a constant or a name of the
+    caller's own scope that nothing in between can rebind (no ``:=``, not ``nonlocal`` in an
+    inner function, not ``global``), and bound for sure when ``E`` does not read it (a parameter).
+    """
+    why = "call used inside a larger expression"
+    if isinstance(helper.node, ast.AsyncFunctionDef) or len(body) != 1:
+        return why
+    ret = body[0]
+    if not isinstance(ret, ast.Return) or ret.value is None:
+        return why
+    if any(isinstance(n, _NOT_SPLICED) for n in (*ast.walk(ret.value), *ast.walk(st))):
+        return why
+    params = {a.arg for a in _params(caller)}
+    declared = {
+        x for n in ast.walk(caller) if isinstance(n, (ast.Global, ast.Nonlocal)) for x in n.names
+    }
+    stable = (_locals_of(caller.body) | params) - declared
+    same = True
+    for call in calls:
+        bound = _bind(helper, call)
+        if bound is None:
+            return "arguments do not bind to parameters"
+        for p, x in bound:
+            read = _mentions(ret.value, p)
+            if isinstance(x, ast.Name) and x.id in (stable if read else params):
+                continue
+            if not isinstance(x, ast.Constant):
+                return f"argument for {p!r} is not a constant or a local name of the caller"
+        same = same and all(isinstance(x, ast.Name) and x.id == p for p, x in bound)
+        value = _Subst(dict(bound)).visit(copy.deepcopy(ret.value))
+        for parent in ast.walk(st):
+            for field, child in ast.iter_fields(parent):
+                if child is call:
+                    setattr(parent, field, value)
+                elif isinstance(child, list) and any(c is call for c in child):
+                    setattr(parent, field, [value if c is call else c for c in child])
+    return same
+
+
 def _mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
@@ -638,8 +736,14 @@ def expand(
                 h.body = visit_list(h.body, False)
             for c in getattr(st, "cases", None) or []:
                 c.body = visit_list(c.body, False)
-            if [c for c in ast.walk(st) if isinstance(c, ast.Call) and matches(c)]:
-                failure = failure or "call used inside a larger expression"
+            left = [c for c in ast.walk(st) if isinstance(c, ast.Call) and matches(c)]
+            if left:
+                spliced = _substituted(helper, body, st, left, caller)
+                if isinstance(spliced, str):
+                    failure = failure or spliced
+                else:
+                    sites += len(left)
+                    same_names = same_names and spliced
             out.append(st)
         return out
 
@@ -885,7 +989,17 @@ def imports_by_stem(tree: ast.Module | None) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[SitePair] | str:
+# Calls a caller makes of the helper that ``call_matcher`` does not see (``super().m(...)``
+# through a base class the change removes): for a caller and its file side's definitions, the
+# calls matched and what keeps them from being proven ("" when nothing does), or None.
+SuperCalls = Callable[
+    [Definition, dict[str, Definition]], tuple[Callable[[ast.Call], bool], str] | None
+]
+
+
+def site_pairs(
+    sources: SourceFiles, helper: Definition, side: str, via_super: SuperCalls | None = None
+) -> list[SitePair] | str:
     """Callers of ``helper`` on its own ``side`` (``after``: extracted, ``before``: inlined), each
     paired with the same function on the other side and proven or not; a string says why none apply.
     """
@@ -932,8 +1046,17 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
                 imported,
                 partial(sources.memo, here_path, side, f"locals:{q}", partial(local_names, c)),
             )
+            hc, obstacle = h, ""
+            if m is None and via_super is not None:
+                through = via_super(c, here)
+                if through is not None:
+                    (m, obstacle), hc = through, _reached_by_super(h, c)
             if m is None or not calls_in(c.node, m):
                 continue
+            own = class_bound(helper.node)
+            if hc is h and helper.kind == "method" and c.parent != helper.parent and own:
+                # Spliced into a method of another class, these name that class instead.
+                obstacle = f"{helper.qualname} uses {', '.join(own)}: its own class, not {c.parent}"
             if any(
                 p.before.qualname == q and p.path == f.path for p in out
             ):  # pragma: no cover - qualnames are unique per file
@@ -941,7 +1064,8 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
             o = there.get(q)
             if o is None or o.kind != c.kind:
                 return f"caller {q} exists on one side only"
-            if any(
+            # (A super() call on the other side no longer reaches a base the change removes.)
+            if hc is h and any(
                 isinstance(n, ast.Call)
                 and (
                     (isinstance(n.func, ast.Name) and n.func.id == helper.name)
@@ -951,7 +1075,11 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
             ):
                 return f"caller {q} still calls {helper.name} on the other side"
             nested = helper.parent == f"{q}.<locals>"
-            proof = prove(c.node, o.node, h, m, nested)  # type: ignore[arg-type]
+            proof = prove(c.node, o.node, hc, m, nested)  # type: ignore[arg-type]
+            if obstacle and proof.proven:
+                proof = dataclasses.replace(proof, proven=False, reason=obstacle)
+            elif obstacle:
+                proof = dataclasses.replace(proof, reason=f"{obstacle}; {proof.reason}")
             b, a = (o, c) if side == "after" else (c, o)
             call_lines = tuple(sorted({x.lineno for x in calls_in(c.node, m)}))
             if not proof.proven:
@@ -983,6 +1111,12 @@ def site_pairs(sources: SourceFiles, helper: Definition, side: str) -> list[Site
         )
     ]
     return outer
+
+
+def _reached_by_super(h: Helper, caller: Definition) -> Helper:
+    """The helper as ``super().name(...)`` in ``caller`` reaches it: bound to its first parameter."""
+    params = _params(caller.node)
+    return dataclasses.replace(h, super_self=params[0].arg if params else "self")
 
 
 def expansion_finding(

@@ -12,6 +12,7 @@ import functools
 import itertools
 import posixpath
 import re
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -686,19 +687,34 @@ class PathIndex:
 
 def single_binding(tree: ast.Module, name: str) -> ast.stmt | None:
     """The one module-level statement binding ``name`` when nothing else anywhere rebinds it."""
-    found: list[ast.AST] = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            and node.name == name
-        ):
-            found.append(node)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            found += [node for a in node.names if (a.asname or a.name.split(".")[0]) == name]
-        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            found.append(node)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            found.append(node)
+    found = _bindings(tree).get(name, [])
     if len(found) != 1 or not any(found[0] is st for st in tree.body):
         return None
     return found[0]  # type: ignore[return-value]
+
+
+_BINDINGS: weakref.WeakKeyDictionary[ast.Module, dict[str, list[ast.AST]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
+    """Every node that binds each name anywhere in ``tree`` (one walk per tree, kept while the
+    tree lives): definitions, imports, stores and deletes, ``global``/``nonlocal``."""
+    index = _BINDINGS.get(tree)
+    if index is not None:
+        return index
+    index = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            index.setdefault(node.name, []).append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                index.setdefault(a.asname or a.name.split(".")[0], []).append(node)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            index.setdefault(node.id, []).append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                index.setdefault(n, []).append(node)
+    _BINDINGS[tree] = index
+    return index

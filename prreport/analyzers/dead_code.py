@@ -119,7 +119,9 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
     (``logging.Handler``, ``ast.NodeVisitor``, a framework's ``Widget``) may be a hook that
     base calls, by name or by a composed name (``"visit_" + kind``): no text search can rule
     that out, so it is not claimed dead. Built-in exceptions call no method of a subclass.
-    A method that overrides a base's is reached through the base's callers.
+    A method that overrides a base's is reached through the base's callers. A shim whose body
+    only raises with a message exists for callers outside the repository: none inside is
+    expected.
     """
     if d.kind not in ("function", "method", "class"):
         return None
@@ -129,6 +131,9 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
         return None
     if d.name.startswith("__") and d.name.endswith("__"):
         return Caller("protocol", _PROTOCOL.get(d.name) or f"{d.name[2:-2]}(obj)")
+    shim = _shim(d.node)
+    if shim:
+        return Caller("shim", shim)
     cls = _class_of(sources, d)
     if cls is None:
         return None
@@ -137,6 +142,26 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
         return Caller("override", found.base.qualname)
     outside = [b for b in found.unresolved if not _hook_free(b)]
     return Caller("base", outside[0]) if outside else None
+
+
+def _shim(fn: ast.AST) -> str:
+    """The exception a function only raises, with a message (``raise NotImplementedError(
+    "request.DATA was removed, use request.data")``): a shim that tells outside callers an API
+    is gone; "" otherwise. (A deprecated function that still works and that nothing in the
+    repository calls is dead code like any other.)"""
+    body = [
+        s
+        for s in getattr(fn, "body", [])
+        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+    ]
+    if (
+        len(body) == 1
+        and isinstance(body[0], ast.Raise)
+        and isinstance(body[0].exc, ast.Call)
+        and body[0].exc.args
+    ):
+        return ast.unparse(body[0].exc.func)
+    return ""
 
 
 _TEST_HOOKS = re.compile(r"(setup|teardown)(_module|_function|_class|_method)?$|pytest_\w+$")
@@ -274,7 +299,12 @@ class DeadCodeAnalyzer(Analyzer):
         )
 
 
-_CALLER_WORDS = {"protocol": "Python, for", "override": "callers of", "base": "the base class"}
+_CALLER_WORDS = {
+    "protocol": "Python calls it for {}",
+    "override": "it overrides {}: callers of that method reached it",
+    "base": "the base class {} (outside the repository) may call it",
+    "shim": "it is there for callers outside the repository ({} tells them the API is gone)",
+}
 
 
 def _live_removal(sources: SourceFiles, change: Change, d: Definition, caller: Caller) -> Finding:
@@ -286,8 +316,8 @@ def _live_removal(sources: SourceFiles, change: Change, d: Definition, caller: C
         f.path,
         d.start,
         d.qualname,
-        f"{d.kind} {d.qualname} removed; it is not dead code: {_CALLER_WORDS[caller.via]}"
-        f" {caller.what} may call it without naming it",
+        f"{d.kind} {d.qualname} removed; it is not dead code: "
+        + _CALLER_WORDS[caller.via].format(caller.what),
         {
             "removed": True,
             "called_by": caller.via,

@@ -1,16 +1,24 @@
-"""Extracted code: duplicated statement runs or methods replaced by one new helper or mixin member."""
+"""Extracted code: duplicated statement runs or methods replaced by one new helper or mixin member,
+and statements moved, edited, into a new helper (or a base method) that the code which ran them
+now calls (or inherits)."""
 
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
+import difflib
 import textwrap
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
 from prreport.analyzers._defs import (
+    Change,
     Definition,
+    bound_names,
     definition_changes,
     dump,
     explains,
@@ -32,7 +40,11 @@ from prreport.analyzers._equiv import (
 from prreport.analyzers._equiv import module_of as module_path
 from prreport.analyzers._expand import (
     OrdinalNames,
+    call_matcher,
+    called_names,
+    calls_in,
     expansion_finding,
+    imports_by_stem,
     module_level,
     prove_module,
     site_pairs,
@@ -134,7 +146,9 @@ class ExtractedAnalyzer(Analyzer):
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.extracted`` for new helpers whose callers, expanded, equal their old code,
-        and for helpers and mixin members with at least two original copies."""
+        for helpers and mixin members with at least two original copies, and ("different",
+        with the residual) for helpers and base methods holding edited code that functions lost
+        and now reach through a call or inheritance."""
         change = definition_changes(sources)
         renamed = {(m.new.path, m.new.qualname) for m in moves(change)}
         for new in change.added:
@@ -155,6 +169,15 @@ class ExtractedAnalyzer(Analyzer):
                 yield self._finding(sources, change, new, f_new, sites)
             elif expanded is not None:
                 yield expanded
+            elif not moved and sources.tree(new.path, "after") is not None:
+                body = _items(strip_docstring(new.node.body))  # type: ignore[attr-defined]
+                edited = _edited_extraction(sources, change, new, f_new, body)
+                if edited is not None:
+                    yield edited
+        for home, f_home, gained in _grown_bases(sources, change):
+            pulled = _edited_extraction(sources, change, home, f_home, gained, inherited=True)
+            if pulled is not None:
+                yield pulled
 
     # -- any new helper: callers expanded with its body equal their old version ------------
 
@@ -817,3 +840,576 @@ def _misbound(
         if isinstance(value, ast.Name) and p in used and used[p] != value.id:
             out.append((p, value.id, used[p]))
     return out
+
+
+# -- helpers whose code is found, edited, among the statements their callers lost ----------
+#
+# A helper that is no verbatim copy (a statement added, a guard moved in, a caller's local or
+# constant made a parameter, a default) is still extracted when a substantial share of its
+# body is found among the statements some function lost, and the code that ran those
+# statements now calls the helper there. Never proven: a "different" site with its residual
+# (what the helper does that the lost statements did not, and the reverse), so the verdict
+# follows from the callers' own findings.
+
+# Share of the helper's code (weighted by syntax nodes) found, in order, among one function's
+# lost statements; the fewest statements the helper body and that match must have; and the
+# fewest syntax nodes matched (``for p in self.procs: p.join()`` is too common to say where
+# code came from).
+_COVERED = 0.5
+_MIN_ITEMS = 2
+_MIN_WEIGHT = 10
+# New functions a call may pass through on its way to the helper (caller -> new -> helper).
+_VIA_DEPTH = 2
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPOUND = (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, *_SCOPES)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "decorator_list")
+_CODE = (ast.expr, ast.stmt, ast.arg, ast.keyword, ast.excepthandler, ast.withitem)
+
+
+@dataclass(frozen=True)
+class _Item:
+    """A simple statement, or the header of a compound one, of a flattened function body."""
+
+    node: ast.AST  # the statement; a header: the statement with its blocks emptied
+    text: str
+    line: int
+    end: int
+    depth: int
+    block_end: int  # the last line of the whole statement (a compound one: of its blocks)
+    weight: int  # syntax nodes: a call with arguments outweighs ``return False``
+    tokens: frozenset[str]  # names, attributes and constants it spells
+
+
+def _weight(node: ast.AST) -> int:
+    return sum(1 for n in ast.walk(node) if isinstance(n, _CODE))
+
+
+def _tokens(node: ast.AST, free: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The names (but ``free`` ones), attributes and constants a statement spells: code that
+    unifies with it spells them all too (a quick test before unifying)."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id not in free:
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(f".{n.attr}")
+        elif isinstance(n, ast.Constant):
+            out.add(repr(n.value))
+    return frozenset(out)
+
+
+class _Put(ast.NodeTransformer):
+    """Write an expression in place of a name."""
+
+    def __init__(self, name: str, value: ast.expr) -> None:
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return copy_tree(self.value) if node.id == self.name else node
+
+
+def _constant_local(st: ast.stmt) -> str | None:
+    if (
+        isinstance(st, ast.Assign)
+        and len(st.targets) == 1
+        and isinstance(st.targets[0], ast.Name)
+        and isinstance(st.value, ast.Constant)
+    ):
+        return st.targets[0].id
+    return None
+
+
+def _uses(node: ast.AST, name: str) -> list[ast.Name]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
+
+
+def _read_later(stmts: Sequence[ast.stmt], name: str) -> bool:
+    """True when ``name`` may be read by ``stmts`` before they assign it again (a block that
+    may not run assigns it for itself only)."""
+    for st in stmts:
+        if not _uses(st, name):
+            continue
+        if isinstance(st, ast.Assign) and not _uses(st.value, name):
+            if all(isinstance(t, ast.Name) and t.id == name for t in st.targets):
+                return False
+        if not isinstance(st, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.Try)):
+            return True
+        if any(_uses(getattr(st, f), name) for f in ("test", "target", "iter") if hasattr(st, f)):
+            return True
+        blocks = [st.body, st.orelse, *[h.body for h in getattr(st, "handlers", [])]]
+        if any(_read_later(b, name) for b in blocks) or _uses_any(st, "finalbody", name):
+            return True
+    return False
+
+
+def _uses_any(st: ast.stmt, field: str, name: str) -> bool:
+    return any(_uses(x, name) for x in getattr(st, field, None) or [])
+
+
+def _inline_constants(stmts: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """``msg = "…"; log(msg)`` read as ``log("…")``: a local assigned a constant and read once,
+    by the next statement only (a spelling, for comparing; never for a proof)."""
+    out: list[ast.stmt] = []
+    i = 0
+    while i < len(stmts):
+        st, name = stmts[i], _constant_local(stmts[i])
+        nxt = stmts[i + 1] if i + 1 < len(stmts) else None
+        if (
+            name is not None
+            and nxt is not None
+            and [isinstance(n.ctx, ast.Load) for n in _uses(nxt, name)] == [True]
+            and not _read_later(stmts[i + 2 :], name)
+        ):
+            assert isinstance(st, ast.Assign)
+            out.append(_Put(name, st.value).visit(copy_tree(nxt)))
+            i += 2
+            continue
+        out.append(st)
+        i += 1
+    return out
+
+
+def _header(st: ast.AST) -> ast.AST:
+    head = copy_tree(st)
+    for block in _BLOCK_FIELDS:
+        if hasattr(head, block):
+            setattr(head, block, [])
+    return head
+
+
+def _items(stmts: Sequence[ast.stmt], depth: int = 0) -> list[_Item]:
+    """A body flattened into simple statements and compound-statement headers, in order (a
+    nested function or class is its header only: its body is its own definition's)."""
+    out: list[_Item] = []
+
+    def add(node: ast.AST, st: ast.stmt | ast.excepthandler, end: int) -> None:
+        text = ast.unparse(node).splitlines()
+        last = st.end_lineno or end
+        first = text[0] if text else ""
+        out.append(_Item(node, first, st.lineno, end, depth, last, _weight(node), _tokens(node)))
+
+    def header_end(st: ast.stmt | ast.excepthandler) -> int:
+        body = getattr(st, "body", None) or []
+        return max(st.lineno, body[0].lineno - 1) if body else st.lineno
+
+    for st in _inline_constants(stmts):
+        if isinstance(st, (ast.Import, ast.ImportFrom, ast.Pass)):
+            continue
+        if not isinstance(st, _COMPOUND):
+            add(st, st, st.end_lineno or st.lineno)
+            continue
+        add(_header(st), st, header_end(st))
+        if isinstance(st, _SCOPES):
+            continue
+        out += _items(st.body, depth + 1)
+        for h in getattr(st, "handlers", None) or []:
+            add(_header(h), h, header_end(h))
+            out += _items(h.body, depth + 1)
+        for block in ("orelse", "finalbody"):
+            rest = getattr(st, block, None) or []
+            if rest:
+                n = rest[0].lineno
+                mark = ast.Name(id=f"<{block}>")
+                out.append(_Item(mark, f"{block}:", n, n, depth, n, 1, frozenset({mark.id})))
+                out += _items(rest, depth + 1)
+    return out
+
+
+def _unify(
+    h: object, o: object, params: frozenset[str], own: frozenset[str], bound: dict[str, str]
+) -> bool:
+    """Whether helper code ``h`` reads as caller code ``o`` with each parameter standing for one
+    caller expression and each of the helper's own locals for one caller name (``bound``)."""
+    if isinstance(h, ast.Name) and (h.id in params or h.id in own):
+        if h.id in own and not isinstance(o, ast.Name):
+            return False
+        if not isinstance(o, ast.expr):
+            return False
+        return bound.setdefault(h.id, ast.unparse(o)) == ast.unparse(o)
+    if type(h) is not type(o):
+        return False
+    if isinstance(h, ast.AST):
+        for field in h._fields:
+            if field in ("ctx", "type_comment"):
+                continue
+            if not _unify(getattr(h, field, None), getattr(o, field, None), params, own, bound):
+                return False
+        return True
+    if isinstance(h, list):
+        assert isinstance(o, list)
+        return len(h) == len(o) and all(
+            _unify(x, y, params, own, bound) for x, y in zip(h, o, strict=True)
+        )
+    return h == o
+
+
+@dataclass(frozen=True)
+class _Cover:
+    """Where a helper's statements are found among one function's lost statements."""
+
+    pairs: tuple[tuple[int, int], ...]  # (helper item, lost item) indices, in order
+    share: float  # of the helper's code (by weight)
+    bound: dict[str, str]  # helper parameter/local -> the caller expression it stands for
+    item_bound: dict[int, dict[str, str]]  # the same, per matched helper item
+
+
+def _cover(helper: ast.AST, body: list[_Item], lost: list[_Item]) -> _Cover:
+    """The in-order match of helper items to lost items heaviest in helper code, each parameter
+    and local of the helper standing for the one caller expression most of the match gives it."""
+    args = helper.args  # type: ignore[attr-defined]
+    params = frozenset(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+    params |= frozenset(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    own = frozenset(bound_names(helper.body)) - params  # type: ignore[attr-defined]
+    spelled = [_tokens(x.node, params | own) for x in body]
+    candidates = [
+        (i, j)
+        for i, x in enumerate(body)
+        for j, y in enumerate(lost)
+        if type(x.node) is type(y.node) and spelled[i] <= y.tokens
+    ]
+    total = sum(x.weight for x in body) or 1
+    if sum(body[i].weight for i in {i for i, _ in candidates}) < _COVERED * total:
+        return _Cover((), 0.0, {}, {})  # too little of it can match anyway
+    unify = partial(_unify, params=params, own=own)
+    first = _align(body, lost, candidates, unify, {})
+    votes: dict[str, Counter[str]] = {}
+    for i, _ in first.pairs:
+        for k, v in first.item_bound[i].items():
+            votes.setdefault(k, Counter())[v] += body[i].weight
+    fixed = {k: c.most_common(1)[0][0] for k, c in votes.items()}
+    return _align(body, lost, candidates, unify, fixed)
+
+
+def _align(
+    body: list[_Item],
+    lost: list[_Item],
+    candidates: list[tuple[int, int]],
+    unify: Callable[..., bool],
+    fixed: dict[str, str],
+) -> _Cover:
+    n, m = len(body), len(lost)
+    ok: dict[tuple[int, int], dict[str, str]] = {}
+    for i, j in candidates:
+        b = dict(fixed)
+        if unify(body[i].node, lost[j].node, bound=b):
+            ok[i, j] = b
+    best = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            take = best[i + 1][j + 1] + body[i].weight if (i, j) in ok else 0
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], take)
+    pairs: list[tuple[int, int]] = []
+    i = j = 0
+    while i < n and j < m:
+        if (i, j) in ok and best[i][j] == best[i + 1][j + 1] + body[i].weight:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    total = sum(x.weight for x in body) or 1
+    item_bound = {i: ok[i, j] for i, j in pairs}
+    bound = {k: v for b in item_bound.values() for k, v in b.items()}
+    return _Cover(tuple(pairs), best[0][0] / total, bound, item_bound)
+
+
+def _lost_items(one: Definition, other: Definition | None) -> list[_Item]:
+    """Statements of one version of a function that the other version does not have (all of
+    them when there is no other version)."""
+    old = _items(strip_docstring(one.node.body))  # type: ignore[attr-defined]
+    if other is None:
+        return old
+    new = _items(strip_docstring(other.node.body))  # type: ignore[attr-defined]
+    sm = difflib.SequenceMatcher(None, [x.text for x in old], [x.text for x in new], autojunk=False)
+    kept = {b.a + k for b in sm.get_matching_blocks() for k in range(b.size)}
+    return [x for i, x in enumerate(old) if i not in kept]
+
+
+def _edit_residual(
+    body: list[_Item], lost: list[_Item], pairs: Sequence[tuple[int, int]], whole: bool
+) -> list[str]:
+    """What the lost statements did that the helper does not (``-``), and what the helper does
+    that they did not (``+``), in order: all of them when ``whole`` (the function is gone),
+    else those from the first found (or the header of a block holding it) to the last found."""
+    if not pairs:
+        return []
+    first, last = pairs[0][1], pairs[-1][1]
+    if whole:
+        first, last = 0, len(lost) - 1
+    while first > 0 and lost[first - 1].block_end >= lost[pairs[0][1]].line:
+        first -= 1  # an ``if``/``for``/``with`` around the found statements
+    out: list[str] = []
+    i, j = 0, first
+    for hi, lj in [*pairs, (len(body), last + 1)]:
+        out += [f"-{'    ' * lost[k].depth}{lost[k].text}" for k in range(j, lj)]
+        out += [f"+{'    ' * body[k].depth}{body[k].text}" for k in range(i, hi)]
+        i, j = hi + 1, lj + 1
+    return out
+
+
+_FUNCTION_KINDS = ("function", "method")
+
+
+@dataclass(frozen=True)
+class _Losses:
+    """A function of a file's before side that lost statements in the change."""
+
+    before: Definition
+    after: Definition | None  # None: removed
+    items: list[_Item]
+
+
+def _losses(sources: SourceFiles, f: FileChange) -> list[_Losses]:
+    """Functions of a changed file that lost statements (removed, or changed), with those."""
+
+    def build() -> list[_Losses]:
+        if f.before is None:
+            return []
+        removed = sorted(sources.changed(f).removed)
+        before = file_index(sources, f.before_path, "before")
+        after = file_index(sources, f.path, "after") if f.after is not None else {}
+        out = []
+        for q, d in before.items():
+            k = bisect.bisect_left(removed, d.start)
+            if d.kind not in _FUNCTION_KINDS or k == len(removed) or removed[k] > d.end:
+                continue
+            a = after.get(q)
+            lost = _lost_items(d, a if a is not None and a.kind == d.kind else None)
+            if lost:
+                out.append(_Losses(d, a if a is not None and a.kind == d.kind else None, lost))
+        return out
+
+    losses: list[_Losses] = sources.memo(f.path, "change", "extracted-losses", build)
+    return losses
+
+
+def _matcher(
+    sources: SourceFiles, target: Definition, caller: Definition, path: str, side: str
+) -> Callable[[ast.Call], bool] | None:
+    """Which calls in ``caller`` (in the file side ``path``/``side``) reach ``target``."""
+    stem = target.path.rsplit("/", 1)[-1].removesuffix(".py")
+    if stem == "__init__" and "/" in target.path:
+        stem = target.path.rsplit("/", 2)[-2]
+    same = path == target.path
+    imported = (
+        frozenset()
+        if same
+        else sources.memo(
+            path, side, "imports-by-stem", partial(imports_by_stem, sources.tree(path, side))
+        ).get(stem, frozenset())
+    )
+    return call_matcher(target, caller, file_index(sources, path, side), same, imported)
+
+
+def _call_lines(
+    sources: SourceFiles,
+    target: Definition,
+    caller: Definition,
+    path: str,
+    side: str,
+    lines: set[int] | None,
+) -> list[int]:
+    """Lines (among ``lines``, when given) where ``caller`` calls ``target``."""
+    index = file_index(sources, path, side)
+    called = sources.memo(path, side, "called-names", partial(called_names, index))
+    if target.name not in called.get(caller.qualname, ()):
+        return []  # no call through that name at all
+    m = _matcher(sources, target, caller, path, side)
+    if m is None:
+        return []
+    return sorted(
+        {c.lineno for c in calls_in(caller.node, m) if lines is None or c.lineno in lines}
+    )
+
+
+def _reaches(
+    sources: SourceFiles,
+    change: Change,
+    caller: Definition,
+    path: str,
+    helper: Definition,
+    lines: set[int] | None,
+    depth: int = _VIA_DEPTH,
+) -> tuple[list[int], list[str]] | None:
+    """The lines (among ``lines``) where ``caller`` calls the helper, directly or through new
+    functions that do (their qualnames), or None."""
+    hits = _call_lines(sources, helper, caller, path, "after", lines)
+    if hits:
+        return hits, []
+    if depth <= 1:
+        return None
+    for g in change.added:
+        if g.kind not in _FUNCTION_KINDS or g is helper or g is caller:
+            continue
+        hits = _call_lines(sources, g, caller, path, "after", lines)
+        further = _reaches(sources, change, g, g.path, helper, None, depth - 1) if hits else None
+        if further is not None:
+            return hits, [g.qualname, *further[1]]
+    return None
+
+
+@dataclass(frozen=True)
+class _Link:
+    """A function that ran lost statements before and calls the helper now."""
+
+    caller: str  # qualname (a class: it inherits the helper in place of its own method)
+    call_lines: tuple[int, ...] = ()
+    via: tuple[str, ...] = ()  # new functions the calls pass through
+
+
+def _links(
+    sources: SourceFiles, change: Change, f: FileChange, loss: _Losses, helper: Definition
+) -> list[_Link]:
+    """The functions that ran ``loss``'s statements before and call the helper where they did:
+    the function itself (its new lines call it), or a caller of it whose call was replaced."""
+    out = []
+    added = set(sources.changed(f).added)
+    if loss.after is not None:
+        r = _reaches(sources, change, loss.after, f.path, helper, added)
+        if r is not None:
+            out.append(_Link(loss.after.qualname, tuple(r[0]), tuple(r[1])))
+    for g in sources.python_files():
+        if g.before is None or g.after is None:
+            continue
+        before = file_index(sources, g.before_path, "before")
+        after = file_index(sources, g.path, "after")
+        removed, new_lines = set(sources.changed(g).removed), set(sources.changed(g).added)
+        for q, c in before.items():
+            if c.kind not in _FUNCTION_KINDS or c is loss.before:
+                continue
+            if not _call_lines(sources, loss.before, c, g.before_path, "before", removed):
+                continue
+            a = after.get(q)
+            if (
+                a is None
+                or a.kind != c.kind
+                or (a.path, a.qualname) == (helper.path, helper.qualname)
+            ):
+                continue
+            r = _reaches(sources, change, a, g.path, helper, new_lines)
+            if r is not None:
+                out.append(_Link(q, tuple(r[0]), tuple(r[1])))
+    return out
+
+
+def _edited_extraction(
+    sources: SourceFiles,
+    change: Change,
+    helper: Definition,
+    f_helper: FileChange,
+    body: list[_Item],
+    inherited: bool = False,
+) -> Finding | None:
+    """``code.extracted`` ("different") for a helper whose statements ``body`` are, in a
+    substantial share and edited, statements functions lost whose code now calls it (or, with
+    ``inherited``, removed overrides whose classes now inherit it: a body pulled up)."""
+    if len(body) < _MIN_ITEMS:
+        return None
+    travelled = {(m.old.path, m.old.qualname) for m in moves(change)}
+    sites = []
+    for f in sources.python_files():
+        for loss in _losses(sources, f):
+            if (loss.before.path, loss.before.qualname) in travelled:
+                continue
+            if inherited and (loss.after is not None or loss.before.name != helper.name):
+                continue
+            if not inherited and loss.after is None and _same_place(loss.before, f, helper):
+                continue  # renamed with edits, not extracted
+            cover = _cover(helper.node, body, loss.items)
+            if (
+                cover.share < _COVERED
+                or len(cover.pairs) < _MIN_ITEMS
+                or sum(body[i].weight for i, _ in cover.pairs) < _MIN_WEIGHT
+            ):
+                continue
+            if inherited:
+                cls = file_index(sources, f.path, "after").get(loss.before.parent)
+                if cls is None or _mro_reaches(sources, f.path, cls, helper)[0] is not True:
+                    continue
+                links = [_Link(cls.qualname)]
+            else:
+                links = _links(sources, change, f, loss, helper)
+            if not links:
+                continue
+            found = [loss.items[j] for _, j in cover.pairs]
+            sites.append(
+                {
+                    "path": f.path,
+                    "scope": loss.before.qualname,
+                    # Removed with the change (replaced), or still there, having lost code.
+                    "scope_removed": loss.after is None,
+                    "before_line": found[0].line,
+                    "before_end": found[-1].end,
+                    "callers": sorted({x.caller for x in links}),
+                    "call_lines": sorted({n for x in links for n in x.call_lines}),
+                    "via": sorted({g for x in links for g in x.via}),
+                    "calls": sum(len(x.call_lines) for x in links),
+                    "equality": "different",
+                    "proven": False,
+                    "reason": "the helper's code is found, edited, among the statements "
+                    f"{loss.before.qualname} lost ({round(cover.share * 100)}% of it)",
+                    "coverage": round(cover.share, 2),
+                    "bindings": {k: v for k, v in sorted(cover.bound.items()) if k != v},
+                    "line_map": [[loss.items[j].line, body[i].line] for i, j in cover.pairs],
+                    "residual": _edit_residual(body, loss.items, cover.pairs, loss.after is None),
+                }
+            )
+    if not sites:
+        return None
+    sites.sort(key=lambda s: (s["path"], s["before_line"]))
+    def_line = int(getattr(helper.node, "lineno", helper.start))  # ``def``, below decorators
+    details = {
+        "helper": helper.qualname,
+        "new_home": helper.qualname,
+        "helper_path": f_helper.path,
+        "helper_line": def_line,
+        "home_kind": helper.kind,
+        "equality": "different",
+        "proven": False,
+        "method": "pulled-up" if inherited else "edited",
+        # Not expanded: what the residual does is for the callers' findings to say.
+        "behavior_change": None,
+        "stale_references": [],
+        "sites": sites,
+    }
+    if inherited:
+        # The base method's old body: every class inheriting it without an override of its
+        # own (not only the former owners) ran that, and now runs the pulled-up body instead.
+        old = file_index(sources, f_helper.before_path, "before").get(helper.qualname)
+        details["home_before"] = [x.text for x in _lost_items(old, None)] if old else []
+    scopes = ", ".join(sorted({str(s["scope"]) for s in sites}))
+    return Finding(
+        "code.extracted",
+        f_helper.path,
+        def_line,
+        helper.qualname,
+        f"{scopes}: code extracted into {helper.qualname}, edited (different)",
+        details,
+        (),
+    )
+
+
+def _same_place(old: Definition, f: FileChange, new: Definition) -> bool:
+    """True when a removed definition and a new one are the same kind in the same scope of the
+    same file: the new one stands in the old one's place (a rename, possibly edited)."""
+    return (f.path, old.parent, old.kind) == (new.path, new.parent, new.kind)
+
+
+def _grown_bases(
+    sources: SourceFiles, change: Change
+) -> Iterator[tuple[Definition, FileChange, list[_Item]]]:
+    """Methods on both sides that gained statements while same-named methods were removed
+    elsewhere (a body pulled up into a base): each with the statements it gained."""
+    names = {d.name for d in change.removed if d.kind == "method"}
+    for f in sources.python_files():
+        if f.before is None or f.after is None or not names:
+            continue
+        before = file_index(sources, f.before_path, "before")
+        for q, d in file_index(sources, f.path, "after").items():
+            old = before.get(q)
+            if d.kind != "method" or d.name not in names or old is None or old.kind != "method":
+                continue
+            gained = _lost_items(d, old)
+            if gained:
+                yield d, f, gained

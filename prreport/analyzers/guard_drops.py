@@ -54,6 +54,9 @@ class _Drop:
 
     node: ast.If | ast.Try
     kept: str  # "body" (the condition held / the try succeeded) or "orelse" (the condition failed)
+    after_line: int = 0  # where the kept statements start after the change (0: none kept)
+    # The after statement that follows the kept ones: the guard's imports must come before it.
+    next_after: ast.stmt | None = None
 
 
 def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
@@ -194,7 +197,7 @@ class _Aligner:
         test = dropped[0] if len(dropped) == 1 else ast.BoolOp(ast.And(), dropped)
         guard = ast.copy_location(ast.If(test=test, body=body_b, orelse=[]), b)
         guard.end_lineno = b.end_lineno
-        self.drops.append(_Drop(guard, "body"))
+        self.drops.append(_Drop(guard, "body", a.lineno))
         return True
 
     def _unwrap(self, s: ast.stmt, after: list[ast.stmt], j: int) -> int | None:
@@ -215,7 +218,9 @@ class _Aligner:
                 continue
             mark = len(self.drops)
             if self.block(inner, after[j : j + n]):
-                self.drops.append(_Drop(s, kept))  # type: ignore[arg-type]
+                at = after[j].lineno if n else 0
+                following = after[j + n] if j + n < len(after) else None
+                self.drops.append(_Drop(s, kept, at, following))  # type: ignore[arg-type]
                 return n
             del self.drops[mark:]
         return None
@@ -371,8 +376,11 @@ def _caught(node: ast.Try) -> list[str]:
     return out
 
 
-def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None:
-    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing).
+def _imports_kept(
+    block: Sequence[ast.stmt], after: ast.AST, following: ast.stmt | None
+) -> list[int] | None:
+    """After lines of the unguarded copies of the imports in ``block`` (None when one is missing,
+    or comes after ``following``, the statement the guard came before: code there may use it).
 
     An import merged into another import statement of the same scope (``from contextlib import
     asynccontextmanager, contextmanager``) is kept too; that statement's line is not listed: it
@@ -382,7 +390,8 @@ def _imports_kept(block: Sequence[ast.stmt], after: ast.AST) -> list[int] | None
     if not wanted:
         return []
     body = after.body if isinstance(after, (ast.Module, *_DEFS)) else []
-    imports = [s for s in body if isinstance(s, _IMPORTS)]
+    limit = following.lineno if following is not None else None
+    imports = [s for s in body if isinstance(s, _IMPORTS) and (limit is None or s.lineno < limit)]
     have = {dump(s): s for s in imports}
     bound = {_binding(s, a) for s in imports for a in s.names}
     lines: list[int] = []
@@ -417,7 +426,9 @@ class GuardDropAnalyzer(Analyzer):
     """A guard removed from changed code, its statements kept (``if``/``else``, ``try``/``except``).
 
     before: ``if AsyncExitStack:\\n    run()\\nelse:\\n    old()`` · after: ``run()`` →
-    ``guard.dropped`` (proven harmless when the condition could never be false).
+    ``guard.dropped`` (proven harmless when the condition could never be false, or when the
+    ``try`` of an ``except ImportError`` fallback imports only standard-library names that exist
+    on every Python the project supports: ``import-cannot-fail``).
     """
 
     name = "guard-drops"
@@ -517,7 +528,7 @@ class GuardDropAnalyzer(Analyzer):
             node = d.node
             kept_block = node.body if d.kept == "body" else node.orelse
             # Imports the guard held must now be made unguarded in the same scope.
-            kept_imports = _imports_kept(kept_block, after)
+            kept_imports = _imports_kept(kept_block, after, d.next_after)
             if kept_imports is None and any(isinstance(s, _IMPORTS) for s in node.body):
                 continue  # its imports moved: guards.py follows their call sites
             details: dict[str, object] = {
@@ -543,14 +554,15 @@ class GuardDropAnalyzer(Analyzer):
             else:
                 caught = _caught(node)
                 imports = any(isinstance(s, _IMPORTS) for s in node.body)
-                only_imports = imports and set(caught) <= _IMPORT_ERRORS
-                # The fallback never ran when no import of the try could fail.
-                why = truth.imports_succeed(node.body) if only_imports else ""
+                fallback = imports and set(caught) <= _IMPORT_ERRORS
+                # The fallback never ran when no import of the try could fail (its imports are
+                # kept unguarded: a try whose imports went elsewhere was skipped above).
+                why = truth.imports_succeed(node.body) if fallback else ""
                 details.update(guard="try", kept="body", caught=caught, proof=why)
-                proven = bool(why) and kept_imports is not None
+                proven = bool(why)
                 if proven:
                     reason = "import-cannot-fail"
-                elif only_imports:
+                elif fallback:
                     reason = "dependency-now-required"
                 else:
                     reason = "exception-now-propagates"
@@ -566,6 +578,8 @@ class GuardDropAnalyzer(Analyzer):
             details["after"] = []
             details["proven"] = proven
             details["behavior_change"] = not proven
+            if d.after_line:
+                details["after_line"] = d.after_line
             lines = [n for n in range(*_span(node)) if n in removed] + [node.end_lineno or 0]
             exp = [(f.before_path, "-", n) for n in sorted(set(lines)) if n in removed]
             if proven:
@@ -574,7 +588,7 @@ class GuardDropAnalyzer(Analyzer):
                 Finding(
                     "guard.dropped",
                     f.path,
-                    node.lineno,
+                    d.after_line or node.lineno,
                     scope,
                     f"{scope}: {details['guard']} removed ({reason})",
                     details,

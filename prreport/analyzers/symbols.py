@@ -223,10 +223,59 @@ def _body_text(d: Definition) -> str:
 def moves(change: Change) -> list[Move]:
     """Pair removed and added definitions: same name elsewhere (moved), equal body (renamed),
     the same place or the same callers under a new name (renamed), or a renamed module (moved)."""
+    return list(_paired(change)[0])
+
+
+def carried(change: Change) -> frozenset[tuple[str, str]]:
+    """``(path, qualname)`` of the removed and added definitions nested in a definition that moved
+    or was renamed (a method of a moved class, a local class of a moved test): they travelled
+    inside it, and are neither removed, added, nor moved on their own."""
+    return _paired(change)[1]
+
+
+def _paired(change: Change) -> tuple[tuple[Move, ...], frozenset[tuple[str, str]]]:
     sources = change.sources
     if sources is None:
-        return _moves(change)
-    return list(sources.memo("", "", "symbol-moves", lambda: _moves(change)))
+        return _pair_with_parents(change)
+    return sources.memo("", "", "symbol-moves", lambda: _pair_with_parents(change))
+
+
+# Pairing rounds: each may find containers whose nested definitions then stop competing for
+# names (a local ``__setitem__`` of a moved test made ``CaselessDict.__setitem__`` ambiguous).
+_ROUNDS = 4
+
+
+def _pair_with_parents(change: Change) -> tuple[tuple[Move, ...], frozenset[tuple[str, str]]]:
+    """Pair the definitions, then again without those nested in a paired definition, until the
+    nested ones no longer change."""
+    removed = [d for d in change.removed if _pairable(d)]
+    added = [d for d in change.added if _pairable(d)]
+    inside: frozenset[tuple[str, str]] = frozenset()
+    pairs: list[Move] = []
+    for _ in range(_ROUNDS):
+        pairs = _moves(
+            change,
+            [d for d in removed if (d.path, d.qualname) not in inside],
+            [a for a in added if (a.path, a.qualname) not in inside],
+        )
+        now = _nested_in(pairs, change)
+        if now == inside:
+            break
+        inside = now
+    return tuple(pairs), inside
+
+
+def _nested_in(pairs: list[Move], change: Change) -> frozenset[tuple[str, str]]:
+    """The removed definitions nested in an old side of a pair, and the added ones in its new side."""
+    out: set[tuple[str, str]] = set()
+    for side, defs in (("old", change.removed), ("new", change.added)):
+        homes = {(getattr(m, side).path, getattr(m, side).qualname + ".") for m in pairs}
+        out |= {
+            (d.path, d.qualname)
+            for d in defs
+            if any(d.path == p and d.qualname.startswith(q) for p, q in homes)
+        }
+    return frozenset(out)
 
 
 def _pairable(d: Definition) -> bool:
@@ -236,9 +285,7 @@ def _pairable(d: Definition) -> bool:
     return d.kind in _FAMILY
 
 
-def _moves(change: Change) -> list[Move]:
-    removed = [d for d in change.removed if _pairable(d)]
-    added = [d for d in change.added if _pairable(d)]
+def _moves(change: Change, removed: list[Definition], added: list[Definition]) -> list[Move]:
     pairs: list[Move] = []
     for d in removed:
         same_name = [a for a in added if a.name == d.name and _FAMILY[a.kind] == _FAMILY[d.kind]]
@@ -254,12 +301,16 @@ def _moves(change: Change) -> list[Move]:
             if len(same_name) == 1 and _equality(d, same_name[0]) != "different":
                 pairs.append(Move(d, same_name[0], "symbol.moved", _equality(d, same_name[0])))
             continue
-        if len(same_name) == 1:
+        if len(same_name) > 1:
+            # Several new definitions of that name: the one with an equal body is where it went
+            # (the others are new code), when only one is equal.
+            same_name = [a for a in same_name if _equality(d, a) != "different"]
+            if len(same_name) != 1:
+                continue  # ambiguous: several new homes, or none equal
+        if same_name:
             a = same_name[0]
             pairs.append(Move(d, a, "symbol.moved", _equality(d, a)))
             continue
-        if same_name:
-            continue  # ambiguous: several new homes
         equal = [
             a
             for a in added

@@ -309,12 +309,16 @@ def _refactor(cid: str, quote: str, findings: list[Finding], verdict: str) -> _A
     )
     if not found:
         return _Answer("not-checkable", [], {})
+    # A finding that did not prove its sites equal (an extraction found edited: "different",
+    # ``proven: false``) answers "done, but not equivalent", never "proven equivalent".
     broken = [
         fd
         for fd in found
         if fd.details.get("behavior_change") is True
         or fd.details.get("verified") is False
         or fd.details.get("call_sites_updated") is False
+        or fd.details.get("proven") is False
+        or fd.details.get("equality") == "different"
     ]
     if broken:
         return _Answer("contradicted", broken, {"symbols": _symbols(broken), "as": _done(broken)})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from typing import Any
 
 from prreport.findings import Finding
@@ -137,19 +138,38 @@ _FACT_KEYS = (
     "cycle_unchecked",
     "cycle_risk",
     "moved_out",
+    "extracted_out",
 )
 
 
 def moved_out_of(findings: list[Finding]) -> dict[str, list[dict[str, Any]]]:
-    """Definitions that left a file (``symbol.moved`` to another file), keyed by their old path."""
+    """Definitions that left a file (``symbol.moved`` to another file, or a copy replaced by a
+    definition ``code.extracted`` into another file: ``into``), keyed by their old path."""
     out: dict[str, list[dict[str, Any]]] = {}
     for fd in findings:
         d = fd.details
+        if fd.kind == "code.extracted":
+            for site in d.get("sites", []):
+                # A definition gone for the shared one (a method a mixin now gives the class);
+                # a function that kept its place but lost lines to a helper is not "replaced".
+                gone = site.get("scope_removed", d.get("home_kind") == "mixin") is True
+                if gone and site.get("path") and site["path"] != fd.path and site.get("scope"):
+                    out.setdefault(site["path"], []).append(
+                        {
+                            "symbol": site["scope"],
+                            "old_qualname": site["scope"],
+                            "into": fd.symbol,
+                            "new_path": fd.path,
+                            "equality": site.get("equality", ""),
+                        }
+                    )
+            continue
         if fd.kind == "symbol.moved" and d.get("old_path") and d.get("old_path") != fd.path:
             out.setdefault(d["old_path"], []).append(
                 {
                     "symbol": fd.symbol,
                     "old_qualname": d.get("old_qualname", fd.symbol),
+                    "into": "",
                     "new_path": fd.path,
                     "new_module": d.get("new_module", ""),
                     "shim": bool(d.get("shim")),
@@ -185,18 +205,38 @@ def _grouped_overrides(code: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def site_labels(sites: list[dict[str, Any]]) -> list[str]:
+    """Each site's scope, prefixed with its module's name where two sites share one
+    (``crawl.Command.add_options``, ``runspider.Command.add_options``)."""
+    scopes = [str(s.get("scope") or s.get("class", "")) for s in sites]
+    out = []
+    for scope, site in zip(scopes, sites, strict=True):
+        path = str(site.get("path", ""))
+        if scopes.count(scope) > 1 and path:
+            stem = posixpath.splitext(posixpath.basename(path))[0]
+            if stem == "__init__":
+                stem = posixpath.basename(posixpath.dirname(path)) or stem
+            scope = f"{stem}.{scope}"
+        out.append(scope)
+    return out
+
+
 def _code_fact(fd: Finding) -> dict[str, Any]:
     """A ``code.*``/``symbol.*`` finding as the description needs it: what, where, and whether proven."""
     d = fd.details
+    labels = site_labels(list(d.get("sites", [])))
     sites = [
         {
-            "scope": site.get("scope", ""),
+            "scope": label,
             "class": site.get("class", ""),
             "equality": site.get("equality", ""),
             "call_lines": list(site.get("call_lines", [])),
             "inherits_new_home": site.get("inherits_new_home"),
+            # What only the old code did (``-``) and only the new definition does (``+``).
+            "old_only": [r[1:].strip() for r in site.get("residual", []) if r[:1] == "-"][:2],
+            "new_only": [r[1:].strip() for r in site.get("residual", []) if r[:1] == "+"][:2],
         }
-        for site in d.get("sites", [])
+        for site, label in zip(d.get("sites", []), labels, strict=True)
     ]
     return {
         "kind": fd.kind,
@@ -207,6 +247,8 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "equality": d.get("equality", ""),
         # code.extracted
         "home_kind": d.get("home_kind", ""),
+        # an existing base method that gained the code its subclasses' overrides had
+        "pulled_up": d.get("method") == "pulled-up",
         "sites": sites,
         # code.branches-collapsed
         "pattern": d.get("pattern", ""),
@@ -248,7 +290,9 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
 def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Group one file's findings into the facts its description and breakdown item state."""
     facts: dict[str, Any] = {key: [] for key in _FACT_KEYS}
-    facts["moved_out"] = list(moved_out or [])
+    # Definitions that went to another file: moved, or replaced by a shared (extracted) one.
+    facts["moved_out"] = [m for m in moved_out or [] if not m["into"]]
+    facts["extracted_out"] = [m for m in moved_out or [] if m["into"]]
 
     def add(key: str, value: Any) -> None:
         facts[key].append(value)

@@ -10,7 +10,7 @@ from typing import Any
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
-from prreport.report.facts import evidence, guard_texts, partial_init
+from prreport.report.facts import evidence, guard_texts, partial_init, site_labels
 from prreport.report.model import FileEntry
 from prreport.report.verdict import is_failure
 
@@ -56,12 +56,29 @@ def _import_cycle(x: RiskInput) -> Evidence:
 
 
 def _guard_dropped(x: RiskInput) -> Evidence:
-    # A guard whose condition could never fail (proven) puts nothing at risk; a removed import
-    # fallback is its own, smaller risk (below).
+    # A moved call that lost a guard its old call site had. A guard that could never fail
+    # (proven) puts nothing at risk; guards removed from changed code are the next risk.
     return [
         _guard_evidence(fd)
         for fd in x.of("guard.dropped")
-        if fd.details.get("behavior_change") is not False and not _fallback(fd)
+        if fd.details.get("behavior_change") is not False and "reason" not in fd.details
+    ]
+
+
+def _guard_removed(x: RiskInput) -> Evidence:
+    # An ``if`` test or a ``try`` removed from changed code, its statements kept: what it was.
+    # A removed import fallback is its own risk (below).
+    return [
+        evidence(
+            fd,
+            guard=fd.details.get("guard", ""),
+            reason=fd.details.get("reason", ""),
+            caught=list(fd.details.get("caught", [])),
+        )
+        for fd in x.of("guard.dropped")
+        if fd.details.get("behavior_change") is not False
+        and "reason" in fd.details
+        and not _fallback(fd)
     ]
 
 
@@ -260,6 +277,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("refactor-not-equivalent", "high", _refactor_not_equivalent),
     ("behavior-change-in-refactor", "high", _behavior_change_in_refactor),
     ("unexplained-change", "medium", _unexplained_change),
+    ("guard-removed", "medium", _guard_removed),
     ("implicit-call-removed", "medium", _implicit_call_removed),
     ("fallback-removed", "medium", _fallback_removed),
     ("analysis-incomplete", "medium", _analysis_incomplete),
@@ -302,8 +320,10 @@ def _not_equivalent(fd: Finding) -> dict[str, Any]:
         "equality": d.get("equality", ""),
         "proven": d.get("proven"),
         "different_sites": [
-            site.get("scope") or site.get("class", "")
-            for site in d.get("sites", [])
+            label
+            for site, label in zip(
+                d.get("sites", []), site_labels(list(d.get("sites", []))), strict=True
+            )
             if site.get("equality") == "different"
         ],
         "not_inheriting": [

@@ -10,6 +10,7 @@ from prreport.bundle import FileChange, PullRequestBundle
 from prreport.diffparse import changed_lines
 from prreport.findings import Finding
 from prreport.pyparse import parse as parse_quietly
+from prreport.report.facts import site_labels
 from prreport.report.verdict import proves_equivalence
 from prreport.textlines import split_lines
 
@@ -31,10 +32,11 @@ def _import_block(lines: list[str], start: int) -> tuple[int, int]:
 
 
 def _block_end(lines: list[str], start: int) -> int:
-    """Last line (1-based) of the indented block headed by line ``start``."""
+    """Last line (1-based) of the indented block headed by line ``start`` (a header spread over
+    several lines, such as a long signature, counts as one)."""
     base = _indent(lines[start - 1])
-    end = start
-    for i in range(start, len(lines)):
+    end = _header_end(lines, start)
+    for i in range(end, len(lines)):
         text = lines[i]
         if not text.strip():
             continue
@@ -42,6 +44,17 @@ def _block_end(lines: list[str], start: int) -> int:
             break
         end = i + 1
     return end
+
+
+def _header_end(lines: list[str], start: int) -> int:
+    """Last line of the statement header starting at ``start``: where its brackets close."""
+    depth = 0
+    for i in range(start - 1, min(len(lines), start + 200)):
+        code = re.sub(r"#.*", "", re.sub(r"'[^']*'|\"[^\"]*\"", "", lines[i]))
+        depth += sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}")
+        if depth <= 0:
+            return i + 1
+    return start
 
 
 def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> int:
@@ -93,7 +106,9 @@ def _definition_caption(fd: Finding) -> dict[str, Any]:
         "symbol": fd.symbol,
         "verified": proves_equivalence(fd),
         "home_kind": d.get("home_kind", ""),
-        "sites": [site.get("scope") or site.get("class", "") for site in d.get("sites", [])],
+        # an existing base method that gained the code its subclasses' overrides had
+        "pulled_up": d.get("method") == "pulled-up",
+        "sites": site_labels(list(d.get("sites", []))),
         "pattern": d.get("pattern", ""),
         "subject": d.get("subject", ""),
         "subject_values": list(d.get("values", [])),
@@ -138,6 +153,7 @@ def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wante
     """The line range each important finding wants shown, with its caption facts."""
     wanted: list[_Wanted] = []
     blocks: dict[tuple[str, int], tuple[int, int]] = {}  # many hoists share one import block
+    changed_functions = {(f.path, f.symbol) for f in findings if f.kind == "behavior.changed"}
     for fd in findings:
         lines = after.get(fd.path)
         if lines is None:
@@ -204,19 +220,38 @@ def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wante
                 hi = _block_end(lines, start)
             wanted.append((0, fd.path, lo, hi, _definition_caption(fd)))
         elif fd.kind in ("guard.changed", "guard.dropped", "behavior.changed") and fd.line:
+            caption = {"kind": fd.kind.replace(".", "-"), "symbol": fd.symbol}
+            if fd.kind == "guard.dropped" and (fd.path, fd.symbol) in changed_functions:
+                continue  # the function's behaviour snippet shows the same diff
+            whole = _changed_function(lines, fd)
+            if whole is not None:
+                # The whole function: its diff shows where it changed, unchanged runs elided.
+                wanted.append((2, fd.path, *whole, caption))
+                continue
+            if fd.kind == "guard.dropped" and "reason" in d:
+                continue  # its line is a before line; the function is not found in the after
             line = int(d.get("after_line") or fd.line)
             if not 0 < line <= len(lines):
                 continue
-            wanted.append(
-                (
-                    2,
-                    fd.path,
-                    max(1, line - 3),
-                    min(len(lines), line + 3),
-                    {"kind": fd.kind.replace(".", "-"), "symbol": fd.symbol},
-                )
-            )
+            wanted.append((2, fd.path, max(1, line - 3), min(len(lines), line + 3), caption))
     return wanted
+
+
+def _changed_function(lines: list[str], fd: Finding) -> tuple[int, int] | None:
+    """(first, last) after line of the function a ``behavior.changed`` or a guard removed from
+    changed code is about, or None (module level, or the function is not found)."""
+    if fd.kind == "behavior.changed" and not fd.details.get("removed"):
+        start = int(fd.line or 0)
+        if 0 < start <= len(lines) and _DEF_LINE.match(lines[start - 1]):
+            return _decorated_start(lines, start), _block_end(lines, start)
+    if fd.kind == "guard.dropped" and "reason" in fd.details and fd.symbol != "<module>":
+        name = fd.symbol.rpartition(".")[2]
+        starts = [
+            i + 1 for i, text in enumerate(lines) if (m := _DEF_LINE.match(text)) and m[1] == name
+        ]
+        if len(starts) == 1:
+            return _decorated_start(lines, starts[0]), _block_end(lines, starts[0])
+    return None
 
 
 def _merge(wanted: list[_Wanted]) -> list[dict[str, Any]]:
