@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prreport.bundle import PullRequestBundle
+from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
 from prreport.report.facts import evidence, guard_texts, partial_init, site_labels
@@ -96,7 +97,7 @@ def _implicit_call_removed(x: RiskInput) -> Evidence:
     return [
         evidence(fd, via=fd.details.get("called_by", ""), caller=fd.details.get("caller", ""))
         for fd in x.of("behavior.changed")
-        if fd.details.get("removed") is True
+        if fd.details.get("removed") is True and category(fd.path) == "source"
     ]
 
 
