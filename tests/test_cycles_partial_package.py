@@ -4,11 +4,16 @@ python-telegram-bot ce852de9: the new ``telegram/telegram_boject_base.py`` does 
 import TelegramError``; ``telegram/__init__.py`` imports ``telegram.user`` at line 8, which imports
 ``telegram.telegram_boject_base``, and binds ``TelegramError`` only at line 26, so ``import
 telegram`` raises ``ImportError: cannot import name 'TelegramError' from partially initialized
-module 'telegram'``. The same real package with the name bound before the chain imports fine
-(safe); with the name left to a star import, a ``__getattr__`` or a conditional binding the walk
-cannot tell (unchecked). Also real: scrapy dcf7235f (``from scrapy.commands import ScrapyCommand``
-in a module ``scrapy/commands/__init__.py`` never imports) and pip a5718f51 (``from pip import
-__file__``, set before any line of the package runs).
+module 'telegram'`` (checked against Python itself). Variants of the same real package: the name
+bound before the chain (safe), or by an import whose module runs the importer first (risk); left
+to a star import, a ``try`` or a ``__getattr__`` (unchecked); a star import after the chain
+(risk); an unread ``__init__`` (unchecked, and asked for); the package under a parent package
+``tg`` (a grandparent's name bound after or before its chain; ``from .. import telegram``, as
+trio does, is no name lookup); a generated ``_version`` import the walk cannot follow (safe when a
+repository search finds no module importing the new one, unchecked when one does); an import in a
+``__main__`` block (no cycle). Also real: scrapy dcf7235f (``from scrapy.commands import
+ScrapyCommand``, defined before the package imports anything that could run the module) and pip
+a5718f51 (``from pip import __file__``, set before any line of the package runs).
 """
 
 from __future__ import annotations
