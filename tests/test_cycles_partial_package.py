@@ -4,11 +4,17 @@ python-telegram-bot ce852de9: the new ``telegram/telegram_boject_base.py`` does 
 import TelegramError``; ``telegram/__init__.py`` imports ``telegram.user`` at line 8, which imports
 ``telegram.telegram_boject_base``, and binds ``TelegramError`` only at line 26, so ``import
 telegram`` raises ``ImportError: cannot import name 'TelegramError' from partially initialized
-module 'telegram'``. The same real package with the name bound before the chain imports fine
-(safe); with the name left to a star import, a ``__getattr__`` or a conditional binding the walk
-cannot tell (unchecked). Also real: scrapy dcf7235f (``from scrapy.commands import ScrapyCommand``
-in a module ``scrapy/commands/__init__.py`` never imports) and pip a5718f51 (``from pip import
-__file__``, set before any line of the package runs).
+module 'telegram'`` (checked against Python itself). Variants of the same real package: the name
+bound before the chain (safe), or by an import whose module runs the importer first (risk); left
+to a star import, a ``try`` or a ``__getattr__`` (unchecked); a star import after the chain
+(risk); a name the ``__init__`` never binds (unchecked: it may be a generated module); an unread
+``__init__`` (unchecked, and asked for); the package under a parent package
+``tg`` (a grandparent's name bound after or before its chain; ``from .. import telegram``, as
+trio does, is no name lookup); a generated ``_version`` import the walk cannot follow (safe when a
+repository search finds no module importing the new one, unchecked when one does); an import in a
+``__main__`` block (no cycle). Also real: scrapy dcf7235f (``from scrapy.commands import
+ScrapyCommand``, defined before the package imports anything that could run the module) and pip
+a5718f51 (``from pip import __file__``, set before any line of the package runs).
 """
 
 from __future__ import annotations
@@ -376,3 +382,23 @@ def test_a_module_the_package_may_import_before_binding_the_name_is_unchecked(tm
     pi = fd.details["partial_init"]
     assert (pi["gap"], pi["until"], pi["unimported"]) == (8, 27, False)
     assert pi["name"]["why"] == "walk"
+
+
+def test_a_name_the_package_never_binds_may_be_a_module_not_in_the_tree():
+    # ``from telegram import _version``: telegram/__init__.py never binds ``_version``, and no
+    # telegram/_version.py is in the tree; one written at build time (setuptools-scm) would be
+    # imported by that line, not looked up: unchecked, not a risk.
+    b = corpus_bundle(PTB)
+    files = [
+        dataclasses.replace(f, after=f.after.replace("import TelegramError", "import _version"))
+        if f.path == BASE and f.after
+        else f
+        for f in b.files
+    ]
+    a = analyse(dataclasses.replace(b, files=files), Config())
+    fd = _cycle(a)
+    assert fd.kind == "cycle.unchecked", fd.message
+    assert fd.details["partial_init"]["name"]["why"] == "unbound"
+    assert "never binds it: it may be a module that is not in the repository" in _risk_text(
+        a, "en", "Import cycle not checked"
+    )

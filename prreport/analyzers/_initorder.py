@@ -286,13 +286,14 @@ class NameAt:
     """Whether a package has bound a name by the time one of its modules first runs."""
 
     # "bound" before the chain starts | "finished": __init__ never imports the module, so it
-    # ends first | "late": bound only after the chain started (or never) | "unknown"
+    # ends first | "late": bound only after the chain started | "unknown"
     state: str
-    line: int | None = None  # bound: where; late: the first binding after (None: never bound)
+    line: int | None = None  # bound: where; late: the first binding after
     statement: str = ""  # the binding statement at ``line``
     # unknown: "conditional" (bound before only under a condition) | "star" | "getattr" |
     # "dynamic" (globals(), setattr on the module, exec, a function's ``global``) | "walk" (an
-    # import before could not be followed) | "unread" (no __init__ source)
+    # import before could not be followed) | "unread" (no __init__ source) | "unbound" (never
+    # bound by __init__: perhaps a submodule not in the tree)
     why: str = ""
     stars: tuple[str, ...] = ()
 
@@ -345,7 +346,9 @@ def name_at(tree: ast.Module, name: str, line: int) -> NameAt:
     rest = _scan(body[i:], name)
     later = [n for n in [*rest.lines, *rest.star_lines] if n >= line]
     if not later:
-        return NameAt("late")  # never bound
+        # never bound here: maybe a submodule the tree lacks (a generated ``_version.py``),
+        # which ``from package import`` would import
+        return NameAt("unknown", why="unbound")
     return NameAt("late", min(later), _statement_at(tree, min(later)))
 
 

@@ -354,12 +354,10 @@ def _judge_partial(
     runs = " -> ".join(walk.chain)
     if late:
         details["chain"] = [h.importer, *walk.chain]
-        s = states[late[0]]
-        bound = f"binds it only at line {s.line}" if s.line is not None else "never binds it"
         return (
             "cycle.risk",
             f"from {h.target} import {late[0]} fails: {where} runs {runs} before {h.target} "
-            f"has {late[0]} ({walk.path} {bound})",
+            f"has {late[0]} ({walk.path} binds it only at line {states[late[0]].line})",
         )
     if unknown:
         s = states[unknown[0]]
@@ -407,6 +405,7 @@ _WHY = {
     "dynamic": "the package binds names at run time",
     "walk": "an import before could not be followed",
     "unread": "the package __init__ could not be read",
+    "unbound": "the package __init__ never binds it: perhaps a module not in the repository",
 }
 
 
