@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     report = score(results)
     if not args.ids:
         report["cohorts"] = {
-            name: score(results[: c["first"]]) if c.get("first") else report
+            name: score(results[: c["first"]] if c.get("first") else results)
             for name, c in cohorts().items()
         }
     if args.json:
