@@ -208,6 +208,7 @@ class ExtractedAnalyzer(Analyzer):
             added = set(sources.changed(f).added)
             before_lines = split_lines(f.before or "", keepends=True)
             after_defs = file_index(sources, f.path, "after")
+            holder_calls: dict[str, list[ast.Call]] = {}
             for scope, stmts in _statement_lists(tree, ""):
                 i = 0
                 while i + len(body) <= len(stmts):
@@ -216,6 +217,14 @@ class ExtractedAnalyzer(Analyzer):
                     if [type(x) for x in window] != shape or isinstance(
                         window[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
                     ):
+                        i += 1
+                        continue
+                    # The holder must still exist and call the helper: cheaper than comparing.
+                    holder = after_defs.get(scope) if scope else None
+                    if holder is not None and scope not in holder_calls:
+                        holder_calls[scope] = _calls(holder.node, new.name)
+                    calls = holder_calls.get(scope, []) if holder is not None else []
+                    if holder is None or not calls:
                         i += 1
                         continue
                     start, end = window[0].lineno, window[-1].end_lineno or window[-1].lineno
@@ -227,14 +236,7 @@ class ExtractedAnalyzer(Analyzer):
                         body,
                         keep | _globals(sources, f.before_path, "before"),
                     )
-                    holder = after_defs.get(scope) if eq is not None and scope else None
-                    calls = _calls(holder.node, new.name) if holder is not None else []
-                    if (
-                        eq is None
-                        or not calls
-                        or holder is None
-                        or _still_there(holder.node, window)
-                    ):
+                    if eq is None or _still_there(holder.node, window):
                         i += 1
                         continue
                     call_lines = tuple(
