@@ -28,6 +28,7 @@ import string
 from collections.abc import Iterable
 
 from prreport.analyzers import copy_tree
+from prreport.analyzers._pyscope import bound_anywhere
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _LAYOUT_ROOTS = ("src", "lib", "python")
@@ -316,21 +317,7 @@ _BUILTINS_SPELLED = ("open", "object", "set", "list", "super")
 
 def rebound_builtins(tree: ast.Module) -> set[str]:
     """The builtins whose other spellings ``canonical`` accepts that the file binds itself."""
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            name = node.id
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            name = node.name
-        elif isinstance(node, ast.arg):
-            name = node.arg
-        elif isinstance(node, ast.alias):
-            name = node.asname or node.name.split(".")[0]
-        else:
-            continue
-        if name in _BUILTINS_SPELLED:
-            out.add(name)
-    return out
+    return set(bound_anywhere(tree).intersection(_BUILTINS_SPELLED))
 
 
 def _drop_default_mode(call: ast.Call) -> None:

@@ -696,16 +696,28 @@ def single_binding(tree: ast.Module, name: str) -> ast.stmt | None:
 _BINDINGS: weakref.WeakKeyDictionary[ast.Module, dict[str, list[ast.AST]]] = (
     weakref.WeakKeyDictionary()
 )
+_PARAMETERS: weakref.WeakKeyDictionary[ast.Module, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def bound_anywhere(tree: ast.Module) -> frozenset[str]:
+    """Every name ``tree`` binds anywhere: definitions, imports, stores and deletes,
+    ``global``/``nonlocal`` names and parameters (from the same one walk as ``single_binding``)."""
+    return frozenset(_bindings(tree)) | _PARAMETERS[tree]
 
 
 def _bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
     """Every node that binds each name anywhere in ``tree`` (one walk per tree, kept while the
-    tree lives): definitions, imports, stores and deletes, ``global``/``nonlocal``."""
+    tree lives): definitions, imports, stores and deletes, ``global``/``nonlocal``; the
+    parameters' names are kept aside (``bound_anywhere``)."""
     index = _BINDINGS.get(tree)
     if index is not None:
         return index
     index = {}
+    parameters: set[str] = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            parameters.add(node.arg)
+            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             index.setdefault(node.name, []).append(node)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -717,4 +729,5 @@ def _bindings(tree: ast.Module) -> dict[str, list[ast.AST]]:
             for n in node.names:
                 index.setdefault(n, []).append(node)
     _BINDINGS[tree] = index
+    _PARAMETERS[tree] = frozenset(parameters)
     return index
