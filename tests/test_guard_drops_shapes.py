@@ -8,9 +8,14 @@ changes, is not: no statement runs unguarded. Every case is a real commit of the
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from prreport.findings import Finding
 from prreport.render.markdown import render_markdown
-from tests.corpus_texts import corpus_analysis
+from tests.corpus_texts import corpus_analysis, corpus_text
+from tests.gitrepo import analyse_commit
 
 
 def _drops(case: str) -> dict[str, list[Finding]]:
@@ -75,3 +80,35 @@ def test_the_report_names_each_removed_test_where_it_was_and_shows_the_function_
     assert len(serialize) == 1
     assert '-        if value is missing_ and hasattr(self, "default"):' in serialize[0]["diff"]
     assert "+        if value is missing_:" in serialize[0]["diff"]
+
+
+@pytest.mark.parametrize(
+    ("test", "proven"),
+    [
+        ('name.startswith("WS_") and sys.version_info < (3, 7)', True),  # never true on >= 3.7
+        ('name.startswith("WS_") or sys.version_info < (3, 7)', False),  # still depends on name
+    ],
+)
+def test_a_removed_branch_whose_and_test_has_an_always_false_part(
+    tmp_path: Path, test: str, proven: bool
+):
+    # starlette's status.py (python_requires >= 3.7, starlette 589df786): the Python < 3.7
+    # branch of a stack-level choice removed, its else kept.
+    status = "starlette/status.py"
+    real = corpus_text("starlette-589df786", status, "before")
+    line = "        stacklevel = 3 if sys.version_info >= (3, 7) else 4\n"
+    assert line in real
+    branch = f"        if {test}:\n            stacklevel = 4\n        else:\n            stacklevel = 3\n"
+    before, after = real.replace(line, branch), real.replace(line, "        stacklevel = 3\n")
+    setup = corpus_text("starlette-589df786", "setup.py", "before")
+    base = {"setup.py": setup, "starlette/__init__.py": "", status: before}
+    a = analyse_commit(tmp_path, base, {status: after}, "Drop Python 3.6 code (#9)")
+    [fd] = [f for f in a.findings if f.kind == "guard.dropped" and f.symbol == "__getattr__"]
+    assert fd.details["proven"] is proven
+    if proven:
+        assert fd.details["reason"] == "condition-always-false"
+        assert "sys.version_info < (3, 7) is always false" in fd.details["proof"]
+        assert a.model.summary.verdict == "pure-refactor"
+    else:
+        assert fd.details["reason"] == "condition-no-longer-checked"
+        assert a.model.summary.verdict != "pure-refactor"

@@ -254,7 +254,16 @@ class _Truth:
         self._paths: dict[str, str] | None = None
 
     def value(self, test: ast.expr, tree: ast.Module, path: str) -> tuple[bool | None, str]:
-        """(True/False when fixed, None when not; why)."""
+        """(True/False when fixed, None when not; why). An ``and`` with a part that is always
+        false is false, an ``or`` with a part that is always true is true (``x and
+        sys.version_info < (3,)``: the Python 2 branch)."""
+        if isinstance(test, ast.BoolOp):
+            decisive = isinstance(test.op, ast.Or)  # the value of a part that settles it
+            for part in test.values:
+                fixed, why = self.value(part, tree, path)
+                if fixed is decisive:
+                    return decisive, f"{ast.unparse(part)} is always {str(decisive).lower()}: {why}"
+            return None, ""
         if version_test(test) is not None:
             found = fixed_by_version(test, declared_min_python(self.sources))
             if found is None:
