@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 from collections.abc import Callable, Iterable
 from functools import partial
 
@@ -18,6 +19,7 @@ from prreport.analyzers._defs import (
 )
 from prreport.analyzers._equiv import module_bindings, module_of
 from prreport.analyzers._expand import class_bound, expansion_finding, is_super, site_pairs
+from prreport.analyzers.overrides import overriding_subclasses
 from prreport.analyzers.symbols import carried, moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
@@ -41,6 +43,17 @@ def _candidates(sources: SourceFiles) -> list[Definition]:
     ]
 
 
+def _overrides_elsewhere(
+    sources: SourceFiles, bundle: PullRequestBundle, old: Definition
+) -> list[str]:
+    """Direct subclasses of ``old``'s class that define ``old.name`` themselves: there
+    ``self.m(...)`` ran their method, which the pasted body no longer reaches."""
+    cls = file_index(sources, old.path, "before").get(old.parent)
+    if cls is None or cls.kind != "class":
+        return []
+    return list(overriding_subclasses(bundle, sources, cls, old.name))
+
+
 @register
 class InlinedAnalyzer(Analyzer):
     """A helper removed and its body pasted where it was called.
@@ -54,7 +67,12 @@ class InlinedAnalyzer(Analyzer):
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """Search the repository for the removed helpers' names (callers outside the PR)."""
-        return reference_request(bundle, {d.name for d in _candidates(sources)})
+        found = _candidates(sources)
+        # The classes of removed methods: their subclasses may override them.
+        classes = {
+            d.parent.rpartition(".")[2] for d in found if d.parent and "<locals>" not in d.parent
+        }
+        return reference_request(bundle, {d.name for d in found} | classes)
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.inlined`` for removed helpers whose callers now hold their body."""
@@ -74,12 +92,21 @@ class InlinedAnalyzer(Analyzer):
                 for hit in bundle.references.get(old.name, ())
                 if hit.rsplit(":", 1)[0] not in changed
             )
-            if old.parent:
-                # A method is reached through its class (the grep cannot tell); a function
-                # defined inside another is reachable only there.
-                stale = []
+            overridden: list[str] = []
+            if old.parent and "<locals>" in old.parent:
+                stale = []  # a function defined inside another is reachable only there
+            elif old.parent:
+                # ``self.m(...)`` dispatches on the instance: a subclass that overrides the
+                # method no longer has its override run there (unproven, like a stale caller).
+                # A method's name used elsewhere is left to the reader (the grep cannot tell
+                # its class).
+                stale = overridden = _overrides_elsewhere(sources, bundle, old)
             f = change.file_of[old.path]
-            yield expansion_finding(sources, "code.inlined", old, f, pairs, "-", stale)
+            fd = expansion_finding(sources, "code.inlined", old, f, pairs, "-", stale)
+            if overridden:
+                details = {**fd.details, "stale_references": [], "overridden_by": overridden}
+                fd = dataclasses.replace(fd, details=details)
+            yield fd
 
 
 # -- a base class folded into its subclass: ``super().m(...)`` reached the base's method -------

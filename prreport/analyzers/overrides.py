@@ -462,6 +462,15 @@ def _calls_super(fn: ast.AST, method: str) -> bool:
     )
 
 
+def overriding_subclasses(
+    bundle: PullRequestBundle, sources: SourceFiles, cls: Definition, method: str
+) -> tuple[str, ...]:
+    """``path:Class`` of the direct subclasses of ``cls`` that define ``method`` without
+    calling ``super()``'s (none found when the repository could not be searched)."""
+    subs = _subclasses(bundle, sources, cls, method)
+    return subs.overriding if subs is not None else ()
+
+
 def _subclasses(
     bundle: PullRequestBundle, sources: SourceFiles, cls: Definition, method: str
 ) -> _Subclasses | None:

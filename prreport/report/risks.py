@@ -333,6 +333,7 @@ def _not_equivalent(fd: Finding) -> dict[str, Any]:
             if site.get("inherits_new_home") is False
         ],
         "stale_references": list(d.get("stale_references", []))[:5],
+        "overridden_by": list(d.get("overridden_by", []))[:5],
         "base_provides": d.get("base_provides"),
         "base": d.get("base", ""),
         "base_body_kind": d.get("base_body_kind", ""),
