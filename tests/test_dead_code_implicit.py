@@ -60,8 +60,9 @@ def test_a_hook_an_outside_base_class_calls_is_not_dead(tmp_path: Path):
     assert removed["HTMLLinkParser.handle_starttag"]["called_by"] == "base"
     assert removed["HTMLLinkParser.handle_starttag"]["caller"] == "HTMLParser"
     assert a.model.summary.verdict == "behavior-change"
-    assert "the base class `HTMLParser`, whose code is not in the repository, may call it" in (
-        render_markdown(a.model, "en")
+    assert (
+        "the base class `HTMLParser`, whose code was not read (outside the repository or not fetched), may call it"
+        in (render_markdown(a.model, "en"))
     )
 
 

@@ -105,7 +105,7 @@ _PROTOCOL = {
 class Caller:
     """What runs a removed definition without naming it: ``via`` ``protocol`` (Python, for
     ``what``), ``override`` (callers of the base method ``what``), ``base`` (the base class
-    ``what``, whose code is not in the repository, may call it)."""
+    ``what``, whose code was not read: outside the repository or not fetched, may call it)."""
 
     via: str
     what: str
@@ -302,7 +302,7 @@ class DeadCodeAnalyzer(Analyzer):
 _CALLER_WORDS = {
     "protocol": "Python calls it for {}",
     "override": "it overrides {}: callers of that method reached it",
-    "base": "the base class {} (outside the repository) may call it",
+    "base": "the base class {} (whose code was not read) may call it",
     "shim": "it is there for callers outside the repository ({} tells them the API is gone)",
 }
 
