@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from prreport.analyzers import SourceFiles, copy_tree
+from prreport.analyzers._pyscope import is_string_statement
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.findings import ContextRequest
@@ -159,14 +160,7 @@ def renamed_dump(nodes: Sequence[ast.AST], extra_locals: Iterable[str] = ()) -> 
 def strip_docstring(body: Sequence[ast.stmt]) -> list[ast.stmt]:
     """A body without its leading docstring."""
     body = list(body)
-    if (
-        body
-        and isinstance(body[0], ast.Expr)
-        and isinstance(body[0].value, ast.Constant)
-        and isinstance(body[0].value.value, str)
-    ):
-        return body[1:]
-    return body
+    return body[1:] if body and is_string_statement(body[0]) else body
 
 
 def first_line(node: ast.AST) -> int:

@@ -28,7 +28,7 @@ import string
 from collections.abc import Iterable
 
 from prreport.analyzers import copy_tree
-from prreport.analyzers._pyscope import bound_anywhere
+from prreport.analyzers._pyscope import bound_anywhere, is_string_statement
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _LAYOUT_ROOTS = ("src", "lib", "python")
@@ -129,14 +129,6 @@ def _dotted(node: ast.AST) -> list[str] | None:
     return None
 
 
-def _is_docstring(st: ast.stmt) -> bool:
-    return (
-        isinstance(st, ast.Expr)
-        and isinstance(st.value, ast.Constant)
-        and isinstance(st.value.value, str)
-    )
-
-
 class _Canon(ast.NodeTransformer):
     def __init__(
         self,
@@ -158,8 +150,10 @@ class _Canon(ast.NodeTransformer):
     def _strip_doc(self, node: ast.AST) -> None:
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
-            if isinstance(block, list) and any(_is_docstring(st) for st in block):
-                setattr(node, name, [st for st in block if not _is_docstring(st)] or [ast.Pass()])
+            if isinstance(block, list) and any(is_string_statement(st) for st in block):
+                setattr(
+                    node, name, [st for st in block if not is_string_statement(st)] or [ast.Pass()]
+                )
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         if isinstance(node, ast.stmt | ast.ExceptHandler | ast.match_case):

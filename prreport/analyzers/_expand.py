@@ -32,6 +32,7 @@ from prreport.analyzers._defs import (
     strip_docstring,
 )
 from prreport.analyzers._equiv import canonical as spelled_one_way
+from prreport.analyzers._pyscope import is_string_statement
 from prreport.bundle import FileChange
 from prreport.findings import Finding
 from prreport.textlines import split_lines
@@ -110,20 +111,12 @@ def _ret_value(r: ast.Return) -> ast.expr:
     return r.value if r.value is not None else ast.Constant(value=None)
 
 
-def _is_docstring(st: ast.stmt) -> bool:
-    return (
-        isinstance(st, ast.Expr)
-        and isinstance(st.value, ast.Constant)
-        and isinstance(st.value.value, str)
-    )
-
-
 def _norm_list(stmts: list[ast.stmt], top_of: ast.AST | None) -> list[ast.stmt]:
     out: list[ast.stmt] = []
     for i, st in enumerate(stmts):
         if isinstance(st, (ast.Import, ast.ImportFrom)):
             continue
-        if i == 0 and top_of is not None and _is_docstring(st):
+        if i == 0 and top_of is not None and is_string_statement(st):
             continue
         if isinstance(st, ast.AnnAssign):
             if st.value is None:
@@ -1210,7 +1203,7 @@ def _placeholder_line(
         return ()
     cls = file_index(sources, f.before_path, "before").get(helper.parent)
     body = getattr(cls.node, "body", []) if cls is not None else []
-    body = [st for st in body if not _is_docstring(st)]
+    body = [st for st in body if not is_string_statement(st)]
     if len(body) != 1:
         return ()
     st = body[0]

@@ -685,6 +685,15 @@ class PathIndex:
         return self.module_path(base, importer, b.level)
 
 
+def is_string_statement(st: ast.AST) -> bool:
+    """A statement that is only a str literal: a docstring or an attribute docstring."""
+    return (
+        isinstance(st, ast.Expr)
+        and isinstance(st.value, ast.Constant)
+        and isinstance(st.value.value, str)
+    )
+
+
 def single_binding(tree: ast.Module, name: str) -> ast.stmt | None:
     """The one module-level statement binding ``name`` when nothing else anywhere rebinds it."""
     found = _bindings(tree).get(name, [])

@@ -20,8 +20,10 @@ from prreport.analyzers._defs import (
     pass_line,
     placeholder_kind,
     reference_request,
+    strip_docstring,
     word_hits,
 )
+from prreport.analyzers._pyscope import is_string_statement
 from prreport.analyzers.overrides import find_in_bases
 from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
@@ -149,11 +151,7 @@ def _shim(fn: ast.AST) -> str:
     "request.DATA was removed, use request.data")``): a shim that tells outside callers an API
     is gone; "" otherwise. (A deprecated function that still works and that nothing in the
     repository calls is dead code like any other.)"""
-    body = [
-        s
-        for s in getattr(fn, "body", [])
-        if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-    ]
+    body = strip_docstring(getattr(fn, "body", []))
     if (
         len(body) == 1
         and isinstance(body[0], ast.Raise)
@@ -243,8 +241,11 @@ class DeadCodeAnalyzer(Analyzer):
         # Only a whole-repository search proves "no reference anywhere". Without one (the GitHub
         # source), removals unreferenced in the changed files are reported as unproven.
         searched = bundle.reference_scope == "repository"
+        removed = removals(change, sources)
         cands = [
-            d for d in candidates(change, sources) if d.name in bundle.references or not searched
+            d
+            for d, caller in removed
+            if caller is None and (d.name in bundle.references or not searched)
         ]
         refs = {id(d): _base_references(bundle, sources, d) for d in cands}
         # Definitions referenced only by each other (and removed together) are dead together:
@@ -258,7 +259,7 @@ class DeadCodeAnalyzer(Analyzer):
             dead = keep
         for d in dead:
             yield self._finding(sources, change, d, searched)
-        for d, caller in removals(change, sources):
+        for d, caller in removed:
             if caller is not None and caller.via != "test-runner":
                 yield _live_removal(sources, change, d, caller)
 
@@ -387,11 +388,7 @@ def _docstring_lines(sources: SourceFiles, path: str, side: str) -> frozenset[in
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = node.body[0] if node.body else None
-                if (
-                    isinstance(first, ast.Expr)
-                    and isinstance(first.value, ast.Constant)
-                    and isinstance(first.value.value, str)
-                ):
+                if first is not None and is_string_statement(first):
                     lines.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
         return frozenset(lines)
 

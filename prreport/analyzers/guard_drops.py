@@ -17,6 +17,7 @@ from prreport.analyzers._equiv import _absolute
 from prreport.analyzers._pyscope import (
     COMPOUND_STATEMENTS,
     all_statements,
+    is_string_statement,
     single_binding,
     source_lines,
 )
@@ -63,15 +64,7 @@ class _Drop:
 def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
     """The statements that act: imports (the import analyzers follow them) and string
     statements (docstrings, attribute docstrings: documentation) left out."""
-    return [s for s in block if not isinstance(s, _IMPORTS) and not _is_string(s)]
-
-
-def _is_string(s: ast.stmt) -> bool:
-    return (
-        isinstance(s, ast.Expr)
-        and isinstance(s.value, ast.Constant)
-        and isinstance(s.value.value, str)
-    )
+    return [s for s in block if not isinstance(s, _IMPORTS) and not is_string_statement(s)]
 
 
 def _conjuncts(test: ast.expr) -> list[ast.expr]:
