@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import bisect
 import importlib
-import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -361,14 +360,6 @@ def _named(test: ast.expr) -> tuple[str, bool]:
     return "", False
 
 
-def _may_test(text: str, names: set[str]) -> bool:
-    """Whether the text could hold an ``if NAME:``/``if not NAME:``/``NAME is (not) None`` test
-    of one of ``names`` (a cheap filter before walking every statement of the module)."""
-    alts = "|".join(sorted(map(re.escape, names)))
-    pattern = rf"(?:\bif|\belif)\b[\s(\\]*(?:not\b[\s(\\]*)?(?:{alts})\b|\b(?:{alts})\s+is\b"
-    return re.search(pattern, text) is not None
-
-
 def _if_tests(tree: ast.Module) -> frozenset[str]:
     """Names tested by an ``if NAME:`` (or ``not NAME``, ``NAME is None``) anywhere in a module."""
     tested = {_named(st.test)[0] for st in all_statements(tree.body) if isinstance(st, ast.If)}
@@ -458,8 +449,7 @@ class GuardDropAnalyzer(Analyzer):
             module = python_module_path(f.before_path, bundle.head_paths or (f.before_path,))
             package = module if f.before_path.endswith("__init__.py") else module.rpartition(".")[0]
             imported = [st for st in tree.body if isinstance(st, ast.ImportFrom)]
-            names = {a.asname or a.name for st in imported for a in st.names}
-            if not names or not _may_test(f.before or "", names):
+            if not imported:
                 continue
             tested = sources.memo(f.before_path, "before", "if-tests", partial(_if_tests, tree))
             for st in imported:
