@@ -32,7 +32,9 @@ from prreport.analyzers._defs import (
     strip_docstring,
 )
 from prreport.analyzers._equiv import canonical as spelled_one_way
+from prreport.analyzers._plainclass import constructions
 from prreport.analyzers._pyscope import is_string_statement
+from prreport.analyzers._rewrites import Inert, see_through
 from prreport.bundle import FileChange
 from prreport.findings import Finding
 from prreport.textlines import split_lines
@@ -70,6 +72,8 @@ class Proof:
     # Most of the helper's code is found where the call was (extracted/inlined, but changed).
     similar: bool = False
     equality: str = "different"  # byte-identical (syntax trees equal) | modulo-renames
+    # Rewrites (``_rewrites``) that made the expanded code equal, as ``Rewrite.as_dict()``.
+    rewrites: tuple[dict[str, str], ...] = ()
 
 
 def helper_of(d: Definition) -> Helper | None:
@@ -858,8 +862,13 @@ def prove(
     helper: Helper,
     matches: Callable[[ast.Call], bool],
     nested: bool = False,
+    inert: tuple[Inert, Inert] | None = None,
 ) -> Proof:
-    """Whether ``compact`` with the helper's calls expanded equals ``other`` (modulo local names)."""
+    """Whether ``compact`` with the helper's calls expanded equals ``other`` (modulo local names).
+
+    ``inert`` (the compact side's, the other side's): constructions that can neither act nor
+    fail; given, the rewrites of ``_rewrites`` are tried last.
+    """
     got = expand(compact, helper, matches, nested)
     if isinstance(got, str):
         return Proof(False, 0, got)
@@ -869,6 +878,11 @@ def prove(
     if canonical(a) == canonical(b):
         exact = same_names and dump(a) == dump(b)
         return Proof(True, sites, equality="byte-identical" if exact else "modulo-renames")
+    if inert is not None:
+        rewrites = see_through(copy.deepcopy(a), copy.deepcopy(b), None, inert)
+        if rewrites is not None:
+            kept = tuple(r.as_dict() for r in rewrites)
+            return Proof(True, sites, equality="modulo-renames", rewrites=kept)
     return Proof(False, sites, "the expanded code differs", _residual(a, b))
 
 
@@ -1068,7 +1082,12 @@ def site_pairs(
             ):
                 return f"caller {q} still calls {helper.name} on the other side"
             nested = helper.parent == f"{q}.<locals>"
-            proof = prove(c.node, o.node, hc, m, nested)  # type: ignore[arg-type]
+            # Last resort (only where the expanded code differs): plain constructions moved.
+            inert = (
+                constructions(sources, here_path, side, local_names(c)),
+                constructions(sources, there_path, other_side, local_names(o)),
+            )
+            proof = prove(c.node, o.node, hc, m, nested, inert)  # type: ignore[arg-type]
             if obstacle and proof.proven:
                 proof = dataclasses.replace(proof, proven=False, reason=obstacle)
             elif obstacle:
@@ -1179,6 +1198,7 @@ def expansion_finding(
                 "proven": p.proof.proven,
                 "reason": p.proof.reason,
                 "residual": list(p.proof.residual),
+                "rewrites": list(p.proof.rewrites),
             }
             for p in sorted(pairs, key=lambda p: (p.path, p.after.start))
         ],

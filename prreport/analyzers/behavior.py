@@ -20,6 +20,7 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
+from prreport.analyzers._plainclass import constructions
 from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, single_binding
 from prreport.analyzers._pyversion import declared_min_python
 from prreport.analyzers._rewrites import Rewrite, see_through
@@ -233,7 +234,11 @@ class BehaviorAnalyzer(Analyzer):
             rewrites: list[Rewrite] | None = None
             if not same and canon is not None:
                 # Rewrites that keep what the code does (a local inlined, nested ifs merged...).
-                rewrites = see_through(*canon, declared_min_python(sources))
+                inert = (
+                    constructions(sources, f.before_path, "before"),
+                    constructions(sources, f.path, "after"),
+                )
+                rewrites = see_through(*canon, declared_min_python(sources), inert)
                 same = rewrites is not None
             same_of[key] = same
             details = {
