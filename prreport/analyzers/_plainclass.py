@@ -457,11 +457,13 @@ def stable_field(
     sources: SourceFiles,
     path: str,
     side: str,
-    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    fn: ast.AST,
     read: ast.expr,
 ) -> str | None:
     """Why ``read`` (``v.a`` in ``fn``) is the same object wherever ``fn`` reads it, or None."""
     if not (isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name)):
+        return None
+    if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
     v = read.value.id
     tree = sources.tree(path, side)
