@@ -564,9 +564,7 @@ def _reread(
     fact = stable(arg) if stable is not None else None
     if fact is None and not quiet_until_last_read(body, p, later):
         return False
-    detail = fact or (
-        "assumed a plain attribute (no property), unchanged by the code between its reads"
-    )
+    detail = fact or "assumed"  # a plain attribute, unchanged by the code between its reads
     note = {"kind": "reread-argument", "text": ast.unparse(arg), "detail": detail}
     if note not in notes:
         notes.append(note)

@@ -130,15 +130,10 @@ class PlainClass:
         return all(f.default or f.name in given for f in init.values())
 
     def fact(self) -> str:
-        """What building it relies on, in words (for the rewrite's detail)."""
-        text = f"{self.name} is a plain dataclass ({self.path}): building one runs no other code"
-        if not self.assumes:
-            return f"{text} and cannot fail"
-        what = ", ".join(f"{f} ({a})" for f, a in self.assumes)
-        return (
-            f"{text}; its __post_init__ reads the items of {what}: assumed a container of str, "
-            "as annotated, not changed by the statements the construction moved across"
-        )
+        """What building it relies on, as a rewrite's detail: ``class|path|fields`` (the
+        fields whose ``str`` items its ``__post_init__`` is assumed to read; the templates
+        word it)."""
+        return "|".join((self.name, self.path, ",".join(f for f, _ in self.assumes)))
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -530,10 +525,8 @@ def stable_field(
             and up.attr in fields
         ):
             return None  # passed, called through, written or deleted: it may change
-    return (
-        f"{v} is a new {cls.name.rpartition('.')[2]} from {maker.id}() that {fn.name} only reads "
-        f"fields of ({cls.fact()}): {read.attr} cannot change"
-    )
+    # ``fresh|variable|class|function``: a rewrite's detail (the templates word it).
+    return "|".join(("fresh", v, cls.name, maker.id))
 
 
 def _always_builds(sources: SourceFiles, path: str, side: str, name: str) -> PlainClass | None:
