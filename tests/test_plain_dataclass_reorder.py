@@ -181,3 +181,141 @@ def test_a_call_between_the_reads_of_an_escaped_instance_keeps_it_unproven(tmp_p
     a = _replay(tmp_path, **_log_between(escape=True))
     assert _inlined(a).details["proven"] is False
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# black e7b312fb ("Simplify `mode` and `write_back` calculation in main()") moved
+# ``report = Report(check=check, quiet=quiet)`` to the top of ``main``, above the source
+# discovery. Trimmed to that move: the real ``Report`` and ``main`` of black.py at e7b312fb^.
+_BLACK = '''import asyncio
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import List
+
+import click
+from attr import dataclass
+
+
+@dataclass
+class Report:
+    """Provides a reformatting counter. Can be rendered with `str(report)`."""
+
+    check: bool = False
+    quiet: bool = False
+    change_count: int = 0
+    same_count: int = 0
+    failure_count: int = 0
+
+    def failed(self, src: Path, message: str) -> None:
+        """Increment the counter for failed reformatting. Write out a message."""
+        err(f"error: cannot format {src}: {message}")
+        self.failure_count += 1
+
+    @property
+    def return_code(self) -> int:
+        """Return the exit code that the app should use."""
+        if self.failure_count:
+            return 123
+
+        elif self.change_count and self.check:
+            return 1
+
+        return 0
+
+
+def main(
+    ctx: click.Context,
+    line_length: int,
+    check: bool,
+    diff: bool,
+    fast: bool,
+    quiet: bool,
+    include: str,
+    exclude: str,
+    src: List[str],
+) -> None:
+    """The uncompromising code formatter."""
+    sources: List[Path] = []
+    try:
+        include_regex = re.compile(include)
+    except re.error:
+        err(f"Invalid regular expression for include given: {include!r}")
+        ctx.exit(2)
+    try:
+        exclude_regex = re.compile(exclude)
+    except re.error:
+        err(f"Invalid regular expression for exclude given: {exclude!r}")
+        ctx.exit(2)
+    root = find_project_root(src)
+    for s in src:
+        p = Path(s)
+        if p.is_dir():
+            sources.extend(
+                gen_python_files_in_dir(p, root, include_regex, exclude_regex)
+            )
+        elif p.is_file() or s == "-":
+            # if a file was explicitly given, we don't care about its extension
+            sources.append(p)
+        else:
+            err(f"invalid path: {s}")
+
+    report = Report(check=check, quiet=quiet)
+    if len(sources) == 0:
+        out("No paths given. Nothing to do 😴")
+        ctx.exit(0)
+        return
+
+    elif len(sources) == 1:
+        reformat_one(src=sources[0], line_length=line_length, fast=fast, report=report)
+    else:
+        loop = asyncio.get_event_loop()
+        executor = ProcessPoolExecutor(max_workers=os.cpu_count())
+        try:
+            loop.run_until_complete(
+                schedule_formatting(sources=sources, report=report, loop=loop, executor=executor)
+            )
+        finally:
+            shutdown(loop)
+        if not quiet:
+            out("All done! ✨ 🍰 ✨")
+            click.echo(str(report))
+    ctx.exit(report.return_code)
+'''
+_MOVED = "    report = Report(check=check, quiet=quiet)\n"
+
+
+def _black(tmp_path: Path, decorator_import: str) -> Analysis:
+    before = _BLACK.replace("from attr import dataclass", decorator_import)
+    after = before.replace(_MOVED, "").replace(
+        '    """The uncompromising code formatter."""\n',
+        '    """The uncompromising code formatter."""\n' + _MOVED,
+    )
+    assert after != before
+    return analyse_commit(
+        tmp_path, {"black.py": before}, {"black.py": after}, "Simplify main() (#300)"
+    )
+
+
+def _main(a: Analysis) -> Finding:
+    [fd] = [f for f in a.findings if f.kind.startswith("behavior.") and f.symbol == "main"]
+    return fd
+
+
+def test_black_an_attrs_class_is_not_taken_for_a_plain_dataclass(tmp_path: Path):
+    # attr.dataclass is attrs' auto_attribs class: not the rule's (its __init__ is attrs').
+    a = _black(tmp_path, "from attr import dataclass")
+    assert _main(a).kind == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_black_the_same_move_of_a_standard_dataclass_is_proven(tmp_path: Path):
+    a = _black(tmp_path, "from dataclasses import dataclass")
+    fd = _main(a)
+    assert fd.kind == "behavior.unchanged"
+    assert fd.details["rewrites"] == [
+        {"kind": "moved-assignment", "text": "report", "detail": "black.Report|black.py|"}
+    ]
+    assert a.model.summary.verdict == "pure-refactor"
+    text = render_markdown(a.model, "en")
+    assert "`black.Report` is a plain dataclass of `black.py`" in text
