@@ -8,11 +8,13 @@ times, later). That is the same object, read without effect, in one of two ways:
   repository that only ever has its fields read, so nothing can change the field and reading
   it runs no code and cannot fail; the fact is stated (``reread-argument``, no assumption);
 - otherwise, when nothing that could act runs between the call's evaluation of ``v.a`` and the
-  last read of ``x`` in the body: no call, ``await``, ``yield``, ``:=``, no store other than to
-  a plain name, no ``for``/``with``/``del``/augmented assignment, and no later argument whose
-  evaluation (now done first, into a temporary) contains one. Then only reads, operators and
-  truth tests lie between, and the finding states the one assumption: ``v.a`` is a plain
-  attribute (no property or ``__getattr__``) that they leave unchanged.
+  last read of ``x`` in the body: no call, ``await``, ``yield``, ``:=``, ``raise``, comprehension,
+  no store other than to a plain name, no ``for``/``with``/``try``/``del``/augmented assignment,
+  and no later argument whose evaluation (now done first, into a temporary) contains one. Then
+  only reads, operators and truth tests lie between, and the finding states the one assumption:
+  ``v.a`` is a plain attribute that is set (no property or ``__getattr__``: reading it neither
+  acts nor fails, so reading it more often, later, or not at all changes nothing) and that the
+  operators and truth tests between leave unchanged.
 
 Otherwise the argument is assigned to a temporary before the body, as any other expression.
 Evaluation order is followed the way Python runs an expression (children first, then the
@@ -25,7 +27,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
-_ACTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+# Iterating (a comprehension) and raising (which may build the exception) run code too.
+_ACTS = (
+    ast.Call,
+    ast.Await,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.NamedExpr,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Raise,
+)
 _STATEMENTS_THAT_ACT = (
     ast.AugAssign,
     ast.Delete,
