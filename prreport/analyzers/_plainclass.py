@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from prreport.analyzers import SourceFiles
 from prreport.analyzers._equiv import module_bindings, module_of
 from prreport.analyzers._pyscope import bound_anywhere, is_string_statement, single_binding
+from prreport.textlines import split_lines
 
 _OPTIONS = frozenset(
     {
@@ -118,6 +119,7 @@ class PlainClass:
     path: str
     fields: tuple[Field, ...]
     assumes: tuple[tuple[str, str], ...] = ()
+    members: frozenset[str] = frozenset()  # other names its class bodies bind (methods...)
 
     def builds(self, call: ast.Call) -> bool:
         """Whether ``call`` (of this class) binds its arguments without ``TypeError``."""
@@ -193,6 +195,38 @@ def defining_files(sources: SourceFiles, path: str, side: str, name: str) -> lis
     return [p for p in _module_files(sources, module) if sources.text(p, "head") is None]
 
 
+def moved_constructions(sources: SourceFiles) -> set[str]:
+    """Files defining the classes built by keyword (``n = C(a=x)``) in functions whose change
+    moves a line (the same text removed and added): what ``moved-assignment`` needs."""
+    wanted: set[str] = set()
+    for f in sources.bundle.files:
+        if not f.path.endswith(".py") or f.before is None or f.after is None:
+            continue
+        changed = sources.changed(f)
+        old, new = split_lines(f.before), split_lines(f.after)
+        gone = {old[n - 1].strip(): n for n in changed.removed if n <= len(old)}
+        came = {new[n - 1].strip() for n in changed.added if n <= len(new)}
+        moved = [n for line, n in gone.items() if line in came and line[:1].isalpha()]
+        tree = sources.tree(f.before_path, "before") if moved else None
+        for fn in ast.walk(tree) if tree is not None else []:
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if not any(fn.lineno <= n <= (fn.end_lineno or fn.lineno) for n in moved):
+                continue
+            for st in ast.walk(fn):
+                if (
+                    isinstance(st, ast.Assign)
+                    and isinstance(st.value, ast.Call)
+                    and isinstance(st.value.func, ast.Name)
+                    and st.value.func.id[:1].isupper()
+                    and st.value.keywords
+                    and not st.value.args
+                ):
+                    name = st.value.func.id
+                    wanted |= set(defining_files(sources, f.before_path, "before", name))
+    return wanted
+
+
 def class_named(
     sources: SourceFiles, path: str, side: str, name: str, depth: int = 0
 ) -> PlainClass | None:
@@ -245,6 +279,7 @@ def _plain(
         return None
     fields: list[Field] = []
     assumes: tuple[tuple[str, str], ...] = ()
+    inherited_members: frozenset[str] = frozenset()
     if len(cls.bases) > 1:
         return None
     rebound = bound_anywhere(tree)
@@ -257,6 +292,7 @@ def _plain(
             if parent is None or parent.path != path:
                 return None
             fields, assumes = list(parent.fields), parent.assumes
+            inherited_members = parent.members
         else:
             return None
     inherited = {f.name for f in fields}
@@ -267,7 +303,7 @@ def _plain(
             continue
         if isinstance(st, ast.AnnAssign):
             got = _field(tree, path, st, rebound)
-            if got is None or got.name in inherited:
+            if got is None or got.name in inherited | inherited_members:
                 return None
             fields.append(got)
         elif isinstance(st, ast.Assign):
@@ -295,14 +331,15 @@ def _plain(
         if read is None:
             return None
         assumes = read
-    return PlainClass(f"{module_of(path)}.{cls.name}", path, tuple(fields), assumes)
+    members = inherited_members | methods
+    return PlainClass(f"{module_of(path)}.{cls.name}", path, tuple(fields), assumes, members)
 
 
 def _field(tree: ast.Module, path: str, st: ast.AnnAssign, rebound: frozenset[str]) -> Field | None:
     if not isinstance(st.target, ast.Name) or not st.simple:
         return None
     note = ast.unparse(st.annotation)
-    if re.search(r"\b(ClassVar|InitVar|KW_ONLY)\b", note):
+    if re.search(rf"\b({'|'.join(_pseudo_fields(tree))})\b", note):
         return None
     name = st.target.id
     if st.value is None:
@@ -331,6 +368,20 @@ def _field(tree: ast.Module, path: str, st: ast.AnnAssign, rebound: frozenset[st
         if k.arg == "init":
             init = bool(getattr(k.value, "value", True))
     return Field(name, init, default, note)
+
+
+def _pseudo_fields(tree: ast.Module) -> list[str]:
+    """Names that make an annotation no ``__init__`` field: ``ClassVar``, ``InitVar``,
+    ``KW_ONLY`` and whatever the module binds to them under another name."""
+    out = ["ClassVar", "InitVar", "KW_ONLY"]
+    for st in tree.body:
+        if isinstance(st, ast.ImportFrom):
+            out += [a.asname for a in st.names if a.asname and a.name in out[:3]]
+        elif isinstance(st, ast.Assign) and re.search(
+            r"\b(ClassVar|InitVar|KW_ONLY)\b", ast.unparse(st.value)
+        ):
+            out += [t.id for t in st.targets if isinstance(t, ast.Name)]
+    return out
 
 
 def _post_init_reads(

@@ -20,12 +20,12 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
-from prreport.analyzers._plainclass import constructions
+from prreport.analyzers._plainclass import constructions, moved_constructions
 from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, single_binding
 from prreport.analyzers._pyversion import declared_min_python
 from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import FileChange, PullRequestBundle
-from prreport.findings import Finding
+from prreport.findings import ContextRequest, Finding
 from prreport.textlines import split_lines
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -187,6 +187,10 @@ class BehaviorAnalyzer(Analyzer):
     """
 
     name = "behavior"
+
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Fetch the modules defining classes whose construction the change moves."""
+        return ContextRequest(files=frozenset(moved_constructions(sources)))
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""

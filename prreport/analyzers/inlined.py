@@ -19,7 +19,6 @@ from prreport.analyzers._defs import (
 )
 from prreport.analyzers._equiv import module_bindings, module_of
 from prreport.analyzers._expand import class_bound, expansion_finding, is_super, site_pairs
-from prreport.analyzers._plainclass import defining_files
 from prreport.analyzers.overrides import overriding_subclasses
 from prreport.analyzers.symbols import carried, moves
 from prreport.bundle import PullRequestBundle
@@ -55,30 +54,6 @@ def _overrides_elsewhere(
     return list(overriding_subclasses(bundle, sources, cls, old.name))
 
 
-def _built_classes(sources: SourceFiles, found: list[Definition]) -> set[str]:
-    """Files defining the classes the removed helpers' callers build by keyword (``C(a=x)``):
-    a plain dataclass's construction may move within a block (``_plainclass``)."""
-    names = {d.name for d in found}
-    wanted: set[str] = set()
-    for f in sources.python_files() if names else []:
-        if f.before is None:
-            continue
-        for d in file_index(sources, f.before_path, "before").values():
-            if d.kind not in ("function", "method"):
-                continue
-            calls = [n for n in ast.walk(d.node) if isinstance(n, ast.Call)]
-            if not any(
-                (c.func.id if isinstance(c.func, ast.Name) else getattr(c.func, "attr", ""))
-                in names
-                for c in calls
-            ):
-                continue
-            for c in calls:
-                if isinstance(c.func, ast.Name) and c.keywords and not c.args:
-                    wanted |= set(defining_files(sources, f.before_path, "before", c.func.id))
-    return wanted
-
-
 @register
 class InlinedAnalyzer(Analyzer):
     """A helper removed and its body pasted where it was called.
@@ -97,9 +72,7 @@ class InlinedAnalyzer(Analyzer):
         classes = {
             d.parent.rpartition(".")[2] for d in found if d.parent and "<locals>" not in d.parent
         }
-        return reference_request(bundle, {d.name for d in found} | classes) | ContextRequest(
-            files=frozenset(_built_classes(sources, found))
-        )
+        return reference_request(bundle, {d.name for d in found} | classes)
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``code.inlined`` for removed helpers whose callers now hold their body."""
