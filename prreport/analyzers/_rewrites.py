@@ -350,11 +350,12 @@ class _Normalise:
             for n in ast.walk(st)
             if isinstance(n, ast.ExceptHandler) and n.name
         }
+        own = _own_locals(fn)
         for k in call.keywords:
             v = k.value
             if _steady(v, stores):
                 continue
-            if not isinstance(v, ast.Name) or not stores[v.id] or v.id in rebound | imported:
+            if not isinstance(v, ast.Name) or v.id not in own or v.id in rebound | imported:
                 return None  # a global a call could rebind, or a local rebound on the way
         return fact
 
@@ -640,6 +641,24 @@ def _name_uses(fn: ast.AST) -> tuple[Counter[str], Counter[str], bool]:
         elif isinstance(node, _SCOPES) and node is not fn and hasattr(node, "name"):
             stores[node.name] += 1  # type: ignore[union-attr]
     return stores, loads, opaque
+
+
+def _own_locals(fn: ast.AST) -> set[str]:
+    """Names ``fn``'s own scope binds (its parameters and stores; not a nested scope's)."""
+    out = (
+        {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+        if hasattr(fn, "args")
+        else set()
+    )
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_SCOPES, *_COMPREHENSIONS)):
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _loads_in(st: ast.stmt, name: str) -> bool:
