@@ -11,10 +11,12 @@ A class is *plain* when its source (read from the repository, never guessed) sho
 - its body holds only a docstring, ``pass``, fields (``name: T``, ``name: T = <constant>``,
   ``name: T = field(default=<constant>|default_factory=list|dict|set|tuple, init=..., ...)``
   with constant options; no ``ClassVar``, ``InitVar`` or ``KW_ONLY`` annotation), class
-  attributes of constant value and ``def``s whose names are not field names and not a hook
-  that runs on construction or attribute access (``__init__``, ``__new__``, ``__post_init__``,
+  attributes of constant value and ``def``s (decorated or not: they run when called, or are
+  read by a name that is no field) whose names are not field names, its bases' included, and
+  not a hook that runs on construction or attribute access (``__init__``, ``__new__``,
   ``__setattr__``, ``__getattr__``, ``__getattribute__``, ``__delattr__``, ``__init_subclass__``,
-  ``__set_name__``, ``__get__``, ``__set__``, ``__delete__``, ``__class_getitem__``);
+  ``__set_name__``, ``__get__``, ``__set__``, ``__delete__``, ``__class_getitem__``; a
+  ``__post_init__`` only of the shape below);
 - the builtins it uses as factories are not rebound in its module, and the class name is bound
   once in its module (``_pyscope.single_binding``), as is the name a caller builds it by.
 
@@ -24,6 +26,17 @@ factories (``list()`` and friends) and nothing else; it cannot raise ``TypeError
 new object each time. That is the fact ``constructions`` gives ``_rewrites`` (an assignment of
 such a construction may move within its block like a constant: ``moved-assignment``).
 
+Moving ``n = C(f=a)`` across statements of its block (``_rewrites``) is then sound when those
+statements do not mention ``n`` (nor hold a nested def, lambda or class that could close over
+it) and rebind none of the argument names, each a constant, an imported object or a local of
+the function's own scope (a global could be rebound by any call; a name only a nested def
+assigns is such a global): the construction has no effect to reorder and raises nothing, so
+which statement raises first, or whether a ``yield``/``await`` suspends between, cannot tell
+the two orders apart; it runs as many times as before (the same block), each time giving a new
+object nothing else refers to (identity and aliasing unchanged); ``locals()``/``eval``/
+``global``/``nonlocal`` in the function turn the rewrite off. The class name must mean the
+class on both sides: bound once in its module, not a name the function binds.
+
 One ``__post_init__`` shape is accepted under a stated assumption: each statement assigns
 ``self.<field> = <expr>`` (not in a frozen class) where ``<expr>`` is made of constants, tuple
 displays, reads of ``__init__`` fields and ``tuple``/``list``/``set``/``frozenset``/``sorted``
@@ -32,6 +45,9 @@ of a field (``self.f or []`` too). Those read the *items* of the field, which co
 ``str`` (``Optional[List[str]]``) and the finding says so: *assumed a container of str, as
 annotated, not changed by the statements the construction moved across* (the construction
 snapshots the items, so a statement it moved across must not change them).
+
+``moved_constructions`` says which modules to fetch for that: those defining the classes built
+by keyword in functions whose change moves a line.
 
 ``stable_field`` proves the other fact: ``v.a`` reads the same object wherever it is read, when
 ``v`` is a local assigned once, by ``v = F(...)`` where ``F`` is a plain function of the same
