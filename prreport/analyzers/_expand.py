@@ -32,7 +32,10 @@ from prreport.analyzers._defs import (
     strip_docstring,
 )
 from prreport.analyzers._equiv import canonical as spelled_one_way
+from prreport.analyzers._plainclass import constructions, stable_field
 from prreport.analyzers._pyscope import is_string_statement
+from prreport.analyzers._rereads import quiet_until_last_read
+from prreport.analyzers._rewrites import Inert, see_through
 from prreport.bundle import FileChange
 from prreport.findings import Finding
 from prreport.textlines import split_lines
@@ -46,6 +49,8 @@ _TERMINAL = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # an extraction/inlining (reported as "different", with the residual).
 _SIMILAR = 0.6
 _ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}
+# Why an attribute argument is the same object wherever the expanded body reads it (or None).
+Stable = Callable[[ast.expr], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,8 @@ class Proof:
     # Most of the helper's code is found where the call was (extracted/inlined, but changed).
     similar: bool = False
     equality: str = "different"  # byte-identical (syntax trees equal) | modulo-renames
+    # Rewrites (``_rewrites``) that made the expanded code equal, as ``Rewrite.as_dict()``.
+    rewrites: tuple[dict[str, str], ...] = ()
 
 
 def helper_of(d: Definition) -> Helper | None:
@@ -471,11 +478,16 @@ def _expansion(
     call: ast.Call,
     tail: bool,
     guarded: bool = False,
+    stable: Stable | None = None,
+    notes: list[dict[str, str]] | None = None,
 ) -> tuple[list[ast.stmt], set[str], bool] | str:
     """Statements replacing ``st`` and the helper-local names they bring, or why not.
 
     ``guarded``: ``st`` sits in a ``try`` of the caller (an exception raised half-way through
     the helper may be caught there, so which names were already assigned is observable).
+    ``stable``/``notes``: an attribute argument substituted at each use is either proven the
+    same object (``stable`` says why) or assumed a plain attribute (``_rereads``); each is
+    told in ``notes``.
     """
     fn = helper.node
     is_async = isinstance(fn, ast.AsyncFunctionDef)
@@ -492,9 +504,13 @@ def _expansion(
     subst: dict[str, ast.expr] = {}
     prefix: list[ast.stmt] = []
     introduced = set(rebound)
-    for p, arg in bound:
+    for i, (p, arg) in enumerate(bound):
         arg_names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
-        if _pure(arg) and p not in rebound and not (arg_names & rebound):
+        ok = _pure(arg) and p not in rebound and not (arg_names & rebound)
+        if ok and isinstance(arg, ast.Attribute):
+            later = [x for _, x in bound[i + 1 :]]
+            ok = _reread(arg, p, body, later, stable, notes if notes is not None else [])
+        if ok:
             subst[p] = arg
         else:
             prefix.append(
@@ -534,6 +550,25 @@ def _expansion(
         if not guarded:
             out, introduced = _forwarded(out, rebound - {p for p, _ in bound}, introduced, prefix)
     return [*prefix, *out], introduced, same_args
+
+
+def _reread(
+    arg: ast.Attribute,
+    p: str,
+    body: list[ast.stmt],
+    later: list[ast.expr],
+    stable: Stable | None,
+    notes: list[dict[str, str]],
+) -> bool:
+    """Whether ``arg`` may be read at each use of ``p`` instead of once (``_rereads``)."""
+    fact = stable(arg) if stable is not None else None
+    if fact is None and not quiet_until_last_read(body, p, later):
+        return False
+    detail = fact or "assumed"  # a plain attribute, unchanged by the code between its reads
+    note = {"kind": "reread-argument", "text": ast.unparse(arg), "detail": detail}
+    if note not in notes:
+        notes.append(note)
+    return True
 
 
 def _forwarded(
@@ -672,10 +707,13 @@ def expand(
     helper: Helper,
     matches: Callable[[ast.Call], bool],
     nested: bool = False,
+    stable: Stable | None = None,
+    notes: list[dict[str, str]] | None = None,
 ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, bool] | str:
     """The caller with every matching call statement replaced by the helper body, or why not.
 
     ``nested``: the helper is defined inside the caller (its ``def`` goes with the inlining).
+    ``stable``/``notes``: see ``_expansion``.
     """
     norm = normalised(helper.node)
     if any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(norm)):
@@ -709,7 +747,14 @@ def expand(
             ]
             if len(direct) == 1 and len(found) == 1:
                 got = _expansion(
-                    helper, body, st, direct[0], top and i == len(stmts) - 1, id(st) in tried
+                    helper,
+                    body,
+                    st,
+                    direct[0],
+                    top and i == len(stmts) - 1,
+                    id(st) in tried,
+                    stable,
+                    notes,
                 )
                 if isinstance(got, str):
                     failure = failure or got
@@ -858,9 +903,16 @@ def prove(
     helper: Helper,
     matches: Callable[[ast.Call], bool],
     nested: bool = False,
+    inert: tuple[Inert, Inert] | None = None,
+    stable: Stable | None = None,
 ) -> Proof:
-    """Whether ``compact`` with the helper's calls expanded equals ``other`` (modulo local names)."""
-    got = expand(compact, helper, matches, nested)
+    """Whether ``compact`` with the helper's calls expanded equals ``other`` (modulo local names).
+
+    ``inert`` (the compact side's, the other side's): constructions that can neither act nor
+    fail; given, the rewrites of ``_rewrites`` are tried last.
+    """
+    notes: list[dict[str, str]] = []
+    got = expand(compact, helper, matches, nested, stable, notes)
     if isinstance(got, str):
         return Proof(False, 0, got)
     fn, sites, same_names = got
@@ -868,7 +920,17 @@ def prove(
     a.name = b.name
     if canonical(a) == canonical(b):
         exact = same_names and dump(a) == dump(b)
-        return Proof(True, sites, equality="byte-identical" if exact else "modulo-renames")
+        return Proof(
+            True,
+            sites,
+            equality="byte-identical" if exact else "modulo-renames",
+            rewrites=tuple(notes),
+        )
+    if inert is not None:
+        rewrites = see_through(copy.deepcopy(a), copy.deepcopy(b), None, inert)
+        if rewrites is not None:
+            kept = (*notes, *(r.as_dict() for r in rewrites))
+            return Proof(True, sites, equality="modulo-renames", rewrites=kept)
     return Proof(False, sites, "the expanded code differs", _residual(a, b))
 
 
@@ -1068,7 +1130,13 @@ def site_pairs(
             ):
                 return f"caller {q} still calls {helper.name} on the other side"
             nested = helper.parent == f"{q}.<locals>"
-            proof = prove(c.node, o.node, hc, m, nested)  # type: ignore[arg-type]
+            # Last resort (only where the expanded code differs): plain constructions moved.
+            inert = (
+                constructions(sources, here_path, side, local_names(c)),
+                constructions(sources, there_path, other_side, local_names(o)),
+            )
+            stable = partial(stable_field, sources, here_path, side, c.node)
+            proof = prove(c.node, o.node, hc, m, nested, inert, stable)  # type: ignore[arg-type]
             if obstacle and proof.proven:
                 proof = dataclasses.replace(proof, proven=False, reason=obstacle)
             elif obstacle:
@@ -1179,6 +1247,7 @@ def expansion_finding(
                 "proven": p.proof.proven,
                 "reason": p.proof.reason,
                 "residual": list(p.proof.residual),
+                "rewrites": list(p.proof.rewrites),
             }
             for p in sorted(pairs, key=lambda p: (p.path, p.after.start))
         ],

@@ -12,7 +12,9 @@ proven for every input, or states the one assumption it makes:
   (constants, imported objects, tuples, comparisons and boolean operations of those).
 - ``moved-assignment``: ``n = <value>`` written earlier or later in the same block, when
   nothing between mentions ``n`` and the value cannot change or act (constants, imported
-  objects, new empty containers).
+  objects, new empty containers, or, with the fact it relies on as the detail, the
+  construction of a plain dataclass of the repository from locals nothing between rebinds:
+  ``_plainclass``).
 - ``merged-if``: ``if a:`` whose whole body is ``if b: X`` (neither with ``else``) is
   ``if a and b: X`` (``and`` evaluates ``b`` only when ``a`` holds, as the nested test did).
 - ``renamed-local``: a function's own local variable renamed everywhere it is used (its
@@ -39,6 +41,7 @@ import ast
 import copy
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from prreport.analyzers._defs import same_tree
@@ -79,15 +82,24 @@ def _plain(code: str) -> str:
     return re.sub(r"@(?=[A-Za-z_])", "", code)
 
 
+Inert = Callable[[ast.Call], "str | None"]
+
+
 def see_through(
-    before: ast.AST, after: ast.AST, low: tuple[int, ...] | None
+    before: ast.AST,
+    after: ast.AST,
+    low: tuple[int, ...] | None,
+    inert: tuple[Inert, Inert] | None = None,
 ) -> list[Rewrite] | None:
     """The rewrites that make ``before`` and ``after`` equal, or None when they do not.
 
-    Both trees are rewritten in place (pass copies).
+    Both trees are rewritten in place (pass copies). ``inert``: for each side, the fact that
+    makes a call a construction that can neither act nor fail (``_plainclass.constructions``).
     """
-    done_a = _Normalise(low).run(before)
-    done_b = _Normalise(low).run(after)
+    norm_a = _Normalise(low, inert[0] if inert else None)
+    norm_b = _Normalise(low, inert[1] if inert else None)
+    done_a, done_b = norm_a.run(before), norm_b.run(after)
+    facts = {**norm_b.facts, **norm_a.facts}
     renamed: list[Rewrite] = []
     if not same_tree(before, after, _IMPORTS):
         names_a, names_b = _alpha(before), _alpha(after)
@@ -112,7 +124,9 @@ def see_through(
     ]
     # A moved assignment is told once, without the distances the two sides moved it.
     told = {
-        (r.kind, r.text): Rewrite(r.kind, r.text) if r.kind == "moved-assignment" else r
+        (r.kind, r.text): Rewrite(r.kind, r.text, facts.get(r.text, ""))
+        if r.kind == "moved-assignment"
+        else r
         for r in [*only, *renamed]
     }
     return sorted(told.values(), key=lambda r: (r.kind, r.text))
@@ -166,8 +180,10 @@ def _alpha(fn: ast.AST) -> list[str] | None:
 
 
 class _Normalise:
-    def __init__(self, low: tuple[int, ...] | None) -> None:
+    def __init__(self, low: tuple[int, ...] | None, inert: Inert | None = None) -> None:
         self.low = low
+        self.inert = inert
+        self.facts: dict[str, str] = {}  # a moved construction's name -> the fact it relies on
         self.done: list[Rewrite] = []
         self._uses_key: tuple[int, int] | None = None
         self._uses_value: tuple[Counter[str], Counter[str], bool] = (Counter(), Counter(), False)
@@ -285,16 +301,63 @@ class _Normalise:
         while i >= 0:
             st = out[i]
             name = _single_name_assign(st)
-            if name is not None and _fresh(st.value, stores):  # type: ignore[attr-defined]
+            fresh = name is not None and _fresh(st.value, stores)  # type: ignore[attr-defined]
+            built = name is not None and not fresh and isinstance(st.value, ast.Call)  # type: ignore[attr-defined]
+            if name is not None and (fresh or built):
                 k = i + 1
                 while k < len(out) and not _mentions(out[k], name):
                     k += 1
+                if built and k > i + 1:
+                    fact = self._built(st.value, out[i + 1 : k], fn, stores)  # type: ignore[attr-defined]
+                    if fact is None:
+                        k = i + 1
+                    else:
+                        self.facts[name] = fact
                 if k < len(out) and k > i + 1:
                     out.insert(k - 1, out.pop(i))
                     # How far it moved: each side moves it to the same place, from its own.
                     self.done.append(Rewrite("moved-assignment", name, str(k - 1 - i)))
             i -= 1
         return out
+
+    def _built(
+        self, call: ast.Call, across: list[ast.stmt], fn: ast.AST, stores: Counter[str]
+    ) -> str | None:
+        """The fact that lets ``call`` move across ``across``: it builds a plain dataclass from
+        constants, imported objects and locals none of ``across`` rebinds (None: it may not)."""
+        if self.inert is None:
+            return None
+        func = call.func
+        if not isinstance(func, ast.Name) or stores[func.id]:
+            return None  # the class by a name the function binds itself
+        fact = self.inert(call)
+        if fact is None:
+            return None
+        imported = {
+            (a.asname or a.name).split(".")[0]
+            for n in ast.walk(fn)
+            if isinstance(n, _IMPORTS)
+            for a in n.names
+        }
+        rebound = {
+            n.id
+            for st in across
+            for n in ast.walk(st)
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+        } | {
+            n.name
+            for st in across
+            for n in ast.walk(st)
+            if isinstance(n, ast.ExceptHandler) and n.name
+        }
+        own = _own_locals(fn)
+        for k in call.keywords:
+            v = k.value
+            if _steady(v, stores):
+                continue
+            if not isinstance(v, ast.Name) or v.id not in own or v.id in rebound | imported:
+                return None  # a global a call could rebind, or a local rebound on the way
+        return fact
 
     def _inline_locals(
         self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
@@ -578,6 +641,24 @@ def _name_uses(fn: ast.AST) -> tuple[Counter[str], Counter[str], bool]:
         elif isinstance(node, _SCOPES) and node is not fn and hasattr(node, "name"):
             stores[node.name] += 1  # type: ignore[union-attr]
     return stores, loads, opaque
+
+
+def _own_locals(fn: ast.AST) -> set[str]:
+    """Names ``fn``'s own scope binds (its parameters and stores; not a nested scope's)."""
+    out = (
+        {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+        if hasattr(fn, "args")
+        else set()
+    )
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_SCOPES, *_COMPREHENSIONS)):
+            continue
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _loads_in(st: ast.stmt, name: str) -> bool:

@@ -20,11 +20,12 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
+from prreport.analyzers._plainclass import constructions, moved_constructions
 from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, single_binding
 from prreport.analyzers._pyversion import declared_min_python
 from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import FileChange, PullRequestBundle
-from prreport.findings import Finding
+from prreport.findings import ContextRequest, Finding
 from prreport.textlines import split_lines
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -187,6 +188,10 @@ class BehaviorAnalyzer(Analyzer):
 
     name = "behavior"
 
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Fetch the modules defining classes whose construction the change moves."""
+        return ContextRequest(files=frozenset(moved_constructions(sources)))
+
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""
         findings: list[Finding] = []
@@ -233,7 +238,11 @@ class BehaviorAnalyzer(Analyzer):
             rewrites: list[Rewrite] | None = None
             if not same and canon is not None:
                 # Rewrites that keep what the code does (a local inlined, nested ifs merged...).
-                rewrites = see_through(*canon, declared_min_python(sources))
+                inert = (
+                    constructions(sources, f.before_path, "before"),
+                    constructions(sources, f.path, "after"),
+                )
+                rewrites = see_through(*canon, declared_min_python(sources), inert)
                 same = rewrites is not None
             same_of[key] = same
             details = {
