@@ -48,9 +48,14 @@ the finding; a ``yield``/``await`` in the old body, ``locals()``/``vars()``/``ev
 (they see the local list), ``global``/``nonlocal`` of the local, decorators (a wrapper may
 keep the result), a name bound again anywhere in its module, a reference through a string
 (``monkeypatch.setattr(m, "_f", ...)``, ``getattr``), an alias (``from m import _f as g``)
-or any reference the search could not read: nothing is claimed. The module-level functions
-called are assumed to be the ones the module defines (not replaced at run time), as everywhere
-in this package.
+or any reference the search could not read: nothing is claimed. A test replacing the function
+by ``setattr(m, "_f", lambda ...: [a, b])`` (a new list at every call) is accepted: callers
+consume that list as they consumed the old one. Private means nothing outside the repository
+calls it (the premise of a leading underscore); the module-level functions called are the ones
+the module defines (not replaced at run time), as everywhere in this package. What does move
+is the line an exception or a ``warnings.warn(..., stacklevel=2)`` names in the caller (the
+``list(x)`` line rather than the call's, in the same function and ``try``): lines are not
+behaviour here.
 """
 
 from __future__ import annotations
@@ -221,7 +226,7 @@ def _consumed(
         return (
             isinstance(fn, ast.FunctionDef)
             and fn.name in proven
-            and any(fn is st for st in tree.body)
+            and any(fn is st for st in tree.body)  # ``proven``: this file's proven functions
         )
     value: ast.AST = call
     if isinstance(parent, ast.IfExp) and parent.test is not call:
@@ -291,7 +296,8 @@ def _string_mentions(tree: ast.Module, name: str, parents: dict[int, ast.AST]) -
 
 
 def _all_consume(tree: ast.Module, name: str, proven: set[str]) -> bool:
-    """Whether every reference to ``name`` in ``tree`` consumes its call at once."""
+    """Whether every reference to ``name`` in ``tree`` consumes its call at once (``proven``:
+    the module-level functions of this file taken as proven, whose ``yield from`` consumes)."""
     parents = _parents(tree)
     if _string_mentions(tree, name, parents):
         return False
@@ -321,7 +327,7 @@ def _all_consume(tree: ast.Module, name: str, proven: set[str]) -> bool:
 
 def _trees_with(
     name: str, sources: SourceFiles, bundle: PullRequestBundle
-) -> list[ast.Module] | None:
+) -> list[tuple[str, ast.Module]] | None:
     """Every Python file of the repository that mentions ``name`` (after the change), parsed;
     None when the repository was not searched or a file could not be read."""
     if bundle.reference_scope != "repository" or name not in bundle.references:
@@ -342,7 +348,7 @@ def _trees_with(
         tree = sources.tree(p, "head")
         if tree is None:
             return None
-        out.append(tree)
+        out.append((p, tree))
     return out
 
 
@@ -662,7 +668,16 @@ def _old_as_generator(
             return None
         del body[at]
         ins = _is_list_method(body[-2], name, "insert", 2) if len(body) >= 2 else None
-        if ins is not None and isinstance(ins.args[0], ast.Constant) and ins.args[0].value == 0:
+        last = body[-1]
+        returns_acc = isinstance(last, ast.Return) and isinstance(last.value, ast.Name)
+        if (
+            ins is not None
+            and returns_acc
+            and last.value.id == name  # type: ignore[union-attr]
+            and isinstance(ins.args[0], ast.Constant)
+            and ins.args[0].value == 0
+            and type(ins.args[0].value) is int
+        ):
             prepend = ins.args[1]
             del body[-2]
     conv = _AsGenerator(acc, lambda e: is_ref(e, shadowed))
@@ -742,7 +757,7 @@ def proven(
         result: dict[tuple[str, str], list[Rewrite]] = {}
         while cands:
             result = {}
-            names = {c.name for c in cands}
+            names = {(c.path, c.name) for c in cands}
             for c in cands:
                 old = canon(c.old, c.before_path, c.before, "before")
                 new = canon(c.new, c.path, c.after, "after")
@@ -750,7 +765,10 @@ def proven(
                 got = _same_generator(old, new, c, cands, low)
                 if got is None:
                     continue
-                if not all(_all_consume(t, c.name, names) for t in trees[c.name] or ()):
+                if not all(
+                    _all_consume(t, c.name, {n for p, n in names if p == path})
+                    for path, t in trees[c.name] or ()
+                ):
                     continue
                 result[(c.path, c.name)] = got
             kept = [c for c in cands if (c.path, c.name) in result]
