@@ -177,3 +177,53 @@ def test_a_test_replacing_it_by_a_shared_list_keeps_the_change(
     a = _run(tmp_path, *tags, tests=(_edit(tb, patch, shared), _edit(ta, patch, shared)))
     assert _behavior(a, "_generic_abi").kind == "behavior.changed"
     assert a.model.summary.verdict != "pure-refactor"
+
+
+_MAC_GENERATOR = """def _mac_binary_formats(version: AppleVersion, cpu_arch: str) -> Iterator[str]:
+    yield cpu_arch
+    if cpu_arch == "x86_64":
+        if version < (10, 4):
+            return
+        yield "intel"
+        yield "fat64"
+        yield "fat3"
+
+    elif cpu_arch == "i386":
+        if version < (10, 4):
+            return
+        yield "intel"
+        yield "fat3"
+        yield "fat"
+
+    elif cpu_arch == "ppc64":
+        # TODO: Need to care about 32-bit PPC for ppc64 through 10.2?
+        if version > (10, 5) or version < (10, 4):
+            return
+        yield "fat64"
+
+    elif cpu_arch == "ppc":
+        if version > (10, 6):
+            return
+        yield "fat3"
+        yield "fat"
+
+    if cpu_arch in {"arm64", "x86_64"}:
+        yield "universal2"
+
+    if cpu_arch in {"x86_64", "i386", "ppc64", "ppc", "intel"}:
+        yield "universal"
+"""
+
+
+def test_an_early_return_of_a_new_list_is_not_a_bare_return(tmp_path: Path, tags: tuple[str, str]):
+    # packaging's real _mac_binary_formats starts from [cpu_arch] and returns [] for an
+    # unsupported version: the naive generator has already yielded cpu_arch by then.
+    before, after = tags
+    start = after.index("def _mac_binary_formats(")
+    end = after.index("def mac_platforms(")
+    after = after[:start] + _MAC_GENERATOR + "\n\n" + after[end:]
+    call = "binary_formats = _mac_binary_formats(compat_version, arch)"
+    after = _edit(after, call, "binary_formats = list(_mac_binary_formats(compat_version, arch))")
+    a = _run(tmp_path, before, after)
+    assert _behavior(a, "_mac_binary_formats").kind == "behavior.changed"
+    assert _behavior(a, "_cpython_abis").kind == "behavior.unchanged"

@@ -6,10 +6,13 @@ a refactor, and both must be proven (``list-to-generator``):
 
 1. **Same sequence.** The old body is rewritten into the generator it stands for and compared
    with the new body (the canonical comparison of ``_equiv``, then ``_rewrites.see_through``):
-   a local bound once, at the top of the body before any use, to ``[]`` and used only by
-   ``L.append(x)`` → ``yield x``, ``L.extend([a, b])`` → ``yield a; yield b``, ``return L`` →
-   ``return``; ``return [a, b]`` → ``yield a; yield b; return``; ``return _g(...)`` of another
-   function proven here → ``yield from _g(...); return``. Any other use of the local (read,
+   the local the body ends by returning, bound once, at the top of the body before any use, to
+   a list display (``L = [a]`` → ``yield a`` there) and used only by ``L.append(x)`` →
+   ``yield x``, ``L.extend([a, b])`` → ``yield a; yield b``, ``return L`` → ``return``; in a
+   body without such a local, ``return [a, b]`` → ``yield a; yield b; return`` and
+   ``return _g(...)`` of another function proven here → ``yield from _g(...); return`` (with
+   the local, ``return [a]`` dropped what it held, which a generator cannot take back: refused).
+   Any other use of the local (read,
    passed, rebound, used in a nested scope), another kind of ``return`` or a body that can fall
    off its end (returning ``None``, not a list) and nothing is claimed. ``L.insert(0, x)`` just
    before the final ``return L`` puts ``x`` first: ``yield x`` is placed before the first
@@ -437,6 +440,10 @@ class _AsGenerator:
             v = st.value
             if acc is not None and isinstance(v, ast.Name) and v.id == acc:
                 return [ast.Return(None)]
+            if acc is not None:
+                # ``return [x]`` dropped what the local held; a generator cannot take back
+                # what it has yielded.
+                return None
             if isinstance(v, ast.List) and not any(isinstance(e, ast.Starred) for e in v.elts):
                 return [*(_yield(e) for e in v.elts), ast.Return(None)]
             if isinstance(v, ast.Call) and self.is_ref(v.func):
@@ -464,15 +471,22 @@ def _mentions(node: ast.AST, name: str) -> bool:
 
 
 def _accumulator(body: list[ast.stmt]) -> tuple[str, int] | None:
+    """The local the body ends by returning and where, at the top of the body, it is first
+    bound to a list display (``out = []``, ``out = [a]``)."""
+    last = body[-1]
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return None
+    name = last.value.id
     for i, st in enumerate(body):
         if (
             isinstance(st, ast.Assign)
             and len(st.targets) == 1
             and isinstance(st.targets[0], ast.Name)
+            and st.targets[0].id == name
             and isinstance(st.value, ast.List)
-            and not st.value.elts
+            and not any(isinstance(e, ast.Starred) for e in st.value.elts)
         ):
-            return st.targets[0].id, i
+            return name, i
     return None
 
 
@@ -666,7 +680,9 @@ def _old_as_generator(
             isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(fn)
         ):
             return None
-        del body[at]
+        init = body[at]
+        assert isinstance(init, ast.Assign) and isinstance(init.value, ast.List)
+        body[at : at + 1] = [_yield(e) for e in init.value.elts]  # evaluated where they were
         ins = _is_list_method(body[-2], name, "insert", 2) if len(body) >= 2 else None
         last = body[-1]
         returns_acc = isinstance(last, ast.Return) and isinstance(last.value, ast.Name)
