@@ -227,3 +227,17 @@ def test_an_early_return_of_a_new_list_is_not_a_bare_return(tmp_path: Path, tags
     a = _run(tmp_path, before, after)
     assert _behavior(a, "_mac_binary_formats").kind == "behavior.changed"
     assert _behavior(a, "_cpython_abis").kind == "behavior.unchanged"
+
+
+def test_an_early_return_past_the_prepended_element_keeps_the_change(
+    tmp_path: Path, tags: tuple[str, str]
+):
+    # Returning from the elif skipped abis.insert(0, ...): the debug build got ["cp38"] only,
+    # while the generator has yielded the main ABI first.
+    before, after = tags
+    debug = '        abis.append(f"cp{version}{threading}")\n'
+    before = _edit(before, debug, debug + "        return abis\n")
+    debug = '        yield f"cp{version}{threading}"\n'
+    after = _edit(after, debug, debug + "        return\n")
+    a = _run(tmp_path, before, after)
+    assert _behavior(a, "_cpython_abis").kind == "behavior.changed"
