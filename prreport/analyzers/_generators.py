@@ -35,7 +35,9 @@ a refactor, and both must be proven (``list-to-generator``):
    does not rebind), ``yield from _f(...)`` as a statement of another function proven here, or
    ``x = _f(...)`` (also as one branch of ``... if c else ...``) whose next statement to run is
    ``x = list(x)`` (the assignment last in ``if`` bodies is followed by the statement after
-   the ``if``: no ``try``, ``with`` or loop in between). ``set``/``sorted``/a ``for`` loop are
+   the ``if``: no ``try``, ``with`` or loop in between), ``x`` a plain local of a function (not
+   module or class level, not ``global``/``nonlocal``, read by no nested function or lambda:
+   while ``list(x)`` runs the body, ``x`` holds the generator, not the old value). ``set``/``sorted``/a ``for`` loop are
    not accepted: they run code (``__hash__``, ``__lt__``, the loop body) between two steps of
    the generator. So every side effect, warning and exception of the body happens at the same
    point of the caller as before, and the caller sees a new list with the same elements.
@@ -204,6 +206,26 @@ def _consumer_of(node: ast.AST, names: frozenset[str]) -> str | None:
     return None
 
 
+def _plain_local(assign: ast.Assign, name: str, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``name`` is a local of the function holding ``assign`` that nothing but that
+    function reads: not module or class level, not ``global``/``nonlocal``, not read by a nested
+    function, lambda or generator expression (the call might run one while the generator is
+    still the value)."""
+    fn = parents.get(id(assign))
+    while fn is not None and not isinstance(fn, (*_SCOPES, ast.Module)):
+        fn = parents.get(id(fn))
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for n in _own(fn):
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, (*_SCOPES, ast.GeneratorExp)) and any(
+            isinstance(m, ast.Name) and m.id == name for m in ast.walk(n)
+        ):
+            return False
+    return True
+
+
 def _consumed(
     call: ast.Call,
     parents: dict[int, ast.AST],
@@ -242,6 +264,8 @@ def _consumed(
     ):
         return False
     target = parent.targets[0].id
+    if not _plain_local(parent, target, parents):
+        return False
     stmt: ast.stmt = parent
     while True:
         where = _block_of(stmt, parents)
