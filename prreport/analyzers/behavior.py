@@ -20,6 +20,7 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
+from prreport.analyzers._generators import generator_requests, generator_rewrites
 from prreport.analyzers._plainclass import constructions, moved_constructions
 from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, single_binding
 from prreport.analyzers._pyversion import declared_min_python
@@ -131,6 +132,30 @@ def _canonical_def(
     return canonical(fn, names, locally_bound(fn) - own_names, rebound, _method_of(fn, tree))
 
 
+def _generator_rewrites(
+    f: FileChange,
+    key: str,
+    old: ast.FunctionDef | ast.AsyncFunctionDef,
+    new: ast.FunctionDef | ast.AsyncFunctionDef,
+    before: ast.Module,
+    after: ast.Module,
+    sources: SourceFiles,
+) -> list[Rewrite] | None:
+    """``_generators.generator_rewrites`` on fresh canonical copies (``see_through`` changed
+    the first ones)."""
+
+    def canon(fn: ast.FunctionDef, path: str, tree: ast.Module, side: str) -> ast.AST:
+        return _canonical_def(fn, path, tree, sources, side)
+
+    def pair() -> tuple[ast.AST, ast.AST]:
+        return (
+            _canonical_def(old, f.before_path, before, sources, "before"),
+            _canonical_def(new, f.path, after, sources, "after"),
+        )
+
+    return generator_rewrites(sources, f.path, key, canon, pair, declared_min_python(sources))
+
+
 def _method_of(
     fn: ast.FunctionDef | ast.AsyncFunctionDef, tree: ast.Module
 ) -> tuple[str, str] | None:
@@ -189,8 +214,11 @@ class BehaviorAnalyzer(Analyzer):
     name = "behavior"
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
-        """Fetch the modules defining classes whose construction the change moves."""
-        return ContextRequest(files=frozenset(moved_constructions(sources)))
+        """The modules defining classes whose construction the change moves, and every
+        reference to a private function the PR made a generator (all must consume it)."""
+        return ContextRequest(files=frozenset(moved_constructions(sources))) | generator_requests(
+            bundle, sources
+        )
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""
@@ -244,6 +272,11 @@ class BehaviorAnalyzer(Analyzer):
                 )
                 rewrites = see_through(*canon, declared_min_python(sources), inert)
                 same = rewrites is not None
+                if not same:
+                    # Last resort, it needs the whole change: a list builder made a generator
+                    # that every caller consumes at once, or a caller now wrapping it in list().
+                    rewrites = _generator_rewrites(f, key, a.node, b.node, before, after, sources)
+                    same = rewrites is not None
             same_of[key] = same
             details = {
                 "before_line": a.start,
