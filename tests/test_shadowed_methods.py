@@ -78,6 +78,12 @@ VARIANTS = {
         + _DEFINES.replace("(StatementVisitor[None])", "(Log, StatementVisitor[None])"),
         False,
     ),
+    "a-mixin-whose-base-calls-super": (
+        "class Base:\n    def log(self, o):\n        return super().visit_var(o)\n\n\n"
+        "class Log(Base):\n    pass\n\n\n"
+        + _DEFINES.replace("(StatementVisitor[None])", "(Log, StatementVisitor[None])"),
+        False,
+    ),
     "imported-under-another-name": (
         "from mypy.visitor import StatementVisitor as Visitor\n\n\n"
         + _DEFINES.replace("StatementVisitor[None]", "Visitor[None]"),
