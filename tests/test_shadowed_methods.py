@@ -173,3 +173,21 @@ def test_a_second_subclass_that_misses_one_keeps_that_one_unexplained(tmp_path: 
         "ExpressionCheckerSharedApi.module_type",
         "ExpressionCheckerSharedApi.typeddict_callable",
     ]
+
+
+def test_a_removed_method_with_a_registering_decorator_is_no_proof(tmp_path: Path):
+    # Defining it ran the decorator at import: its removal changes what ``TRACED`` holds.
+    before = corpus_text(CASE, VISITOR, "before")
+    old = "    @abstractmethod\n    def visit_var("
+    assert before.count(old) == 1
+    before = before.replace(old, "    @abstractmethod\n    @trace\n    def visit_var(")
+    helper = "TRACED = []\n\n\ndef trace(f):\n    TRACED.append(f.__name__)\n    return f\n\n\n"
+    before = before.replace("T = TypeVar('T')\n", "T = TypeVar('T')\n" + helper)
+    after = corpus_text(CASE, VISITOR, "after").replace(
+        "T = TypeVar('T')\n", "T = TypeVar('T')\n" + helper
+    )
+    assert "TRACED" in before and "TRACED" in after
+    base = {"mypy/__init__.py": "", VISITOR: before}
+    a = analyse_commit(tmp_path, base, {VISITOR: after}, "move (#9)")
+    assert _shadowed(a) == []
+    assert a.model.summary.verdict != "pure-refactor"

@@ -87,14 +87,16 @@ from prreport.findings import ContextRequest, Finding
 # Bases that define no method a subclass could lose (``Protocol`` is rejected, not skipped).
 _NEUTRAL = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.ABC"})
 _METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta"})
-_DECORATORS = frozenset(
-    {"abstractmethod", "abc.abstractmethod", "property", "staticmethod", "classmethod"}
-)
+_BUILTIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
 # What reads a class namespace or walks an MRO (with a composed method name: not a lookup).
 _REFLECTION = frozenset({"__dict__", "__mro__", "__bases__", "mro", "vars", "getmro"})
 _MAX_DEPTH = 4
 # Class decorators that return the class unchanged and read none of its methods, by module.
-_IDENTITY = {"mypy_extensions": frozenset({"trait"}), "typing": frozenset({"final"})}
+_IDENTITY = {
+    "mypy_extensions": frozenset({"trait"}),
+    "typing": frozenset({"final"}),
+    "typing_extensions": frozenset({"final"}),
+}
 
 
 def _identity(tree: ast.Module | None, deco: ast.expr) -> bool:
@@ -467,15 +469,16 @@ def _removed_def_ok(sources: SourceFiles, d: Definition) -> bool:
     fn = d.node
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    if any(ast.unparse(x) not in _DECORATORS for x in fn.decorator_list):
+    tree = sources.tree(d.path, "before")
+    defs = file_index(sources, d.path, "before")
+    if not all(_decorator_ok(tree, defs, x) for x in fn.decorator_list):
         return False
     a = fn.args
     for default in [*a.defaults, *(x for x in a.kw_defaults if x is not None)]:
         try:
             ast.literal_eval(default)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, RecursionError):
             return False
-    tree = sources.tree(d.path, "before")
     lazy = tree is not None and any(
         isinstance(st, ast.ImportFrom)
         and st.module == "__future__"
@@ -484,7 +487,6 @@ def _removed_def_ok(sources: SourceFiles, d: Definition) -> bool:
     )
     if lazy:
         return True
-    defs = file_index(sources, d.path, "before")
     params = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
     notes = [p.annotation for p in params if p is not None and p.annotation is not None]
     notes += [fn.returns] if fn.returns is not None else []
@@ -508,6 +510,51 @@ def _removed_def_ok(sources: SourceFiles, d: Definition) -> bool:
             if isinstance(n, ast.Name) and n.id not in defs and not hasattr(builtins, n.id):
                 return False
     return True
+
+
+def _decorator_ok(tree: ast.Module | None, defs: dict[str, Definition], deco: ast.expr) -> bool:
+    """``abstractmethod`` imported from ``abc`` (or ``abc.abstractmethod``), or a built-in
+    ``property``/``staticmethod``/``classmethod`` the module does not rebind: they register
+    nothing when the class is made."""
+    if isinstance(deco, ast.Name) and deco.id in _BUILTIN_DECORATORS:
+        return deco.id not in defs
+    if isinstance(deco, ast.Name) and deco.id == "abstractmethod":
+        return any(
+            isinstance(st, ast.ImportFrom)
+            and st.module == "abc"
+            and not st.level
+            and any(a.name == "abstractmethod" and not a.asname for a in st.names)
+            for st in (tree.body if tree else [])
+        ) and _bound_once(tree, "abstractmethod")
+    if isinstance(deco, ast.Attribute) and isinstance(deco.value, ast.Name):
+        return (
+            deco.attr == "abstractmethod" and deco.value.id == "abc" and _plain_import(tree, "abc")
+        )
+    return False
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name.split(".")[0]) == name for a in node.names)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name == name
+    return isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+
+
+def _plain_import(tree: ast.Module | None, module: str) -> bool:
+    """The module is bound once, by ``import module``."""
+    if tree is None:
+        return False
+    plain = any(
+        isinstance(st, ast.Import) and any(a.name == module and not a.asname for a in st.names)
+        for st in tree.body
+    )
+    return plain and _bound_once(tree, module)
+
+
+def _bound_once(tree: ast.Module | None, name: str) -> bool:
+    """Nothing else in the file (at any depth) binds the name."""
+    return tree is not None and sum(1 for n in ast.walk(tree) if _binds(n, name)) == 1
 
 
 def _is_super(call: ast.Call) -> bool:
