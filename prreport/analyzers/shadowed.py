@@ -41,12 +41,16 @@ Also ruled out: a base of ``C`` outside the repository or not read (it may call 
 anything: claim nothing), a base that defines ``m`` (``overrides.py`` judges that), a
 ``Protocol`` (``isinstance`` checks its members), a ``__subclasshook__`` or
 ``__init_subclass__`` on ``C`` or an ancestor, a metaclass other than ``ABCMeta``, a class
-decorator on ``C``, a decorator on ``m`` other than ``abstractmethod``, ``property``,
+decorator on ``C`` or an ancestor other than those that return the class untouched
+(``mypy_extensions.trait``, ``typing.final``: the decorator receives the class object), a
+decorator on ``m`` other than ``abc.abstractmethod`` and the built-in ``property``,
 ``staticmethod`` and ``classmethod`` (a registering decorator runs at import), a default
 value that is not a literal (it is evaluated at import), an annotation that is not built of
-names, attributes and subscripts of names the module binds (evaluated at import unless
-``from __future__ import annotations``; stated assumption: subscripting a typing alias
-there has no side effect), ``m`` named again in ``C``'s body (``alias = m``), a dunder or
+constants, names the module binds, attributes and subscripts of them (evaluated at import
+unless ``from __future__ import annotations``; the one stated assumption: evaluating such an
+annotation, which succeeded when the module was imported before, has no side effect, e.g.
+subscripting a typing alias), ``m`` named again in ``C``'s body (``alias = m``,
+``@m.setter``), ``__class__`` in ``C``'s body, a dunder or
 private (mangled) name, a reference search that was not whole-repository (the GitHub
 source) or a file it found that could not be read, and ``m`` as a string in code anywhere
 in the files read (``"m" in klass.__dict__``). A name composed at run time
