@@ -17,6 +17,7 @@ import pytest
 from prreport.config import Config
 from prreport.findings import Finding
 from prreport.pipeline import Analysis, analyse
+from prreport.render.markdown import render_markdown
 from tests.corpus_texts import corpus_analysis, corpus_bundle, corpus_text
 from tests.gitrepo import analyse_commit
 
@@ -35,6 +36,10 @@ def test_the_real_commit_is_pure():
     assert fd.symbol == "StatementVisitor.visit_var"
     assert fd.details["shadowed_by"] == ["mypy/visitor.py:NodeVisitor"]
     assert a.model.summary.verdict == "pure-refactor"
+    # The reader is told why, and the assumption it rests on.
+    text = render_markdown(a.model, "en")
+    assert "every subclass in the repository defines `visit_var` itself" in text
+    assert "assuming the removed definition's annotations evaluated without side effects" in text
 
 
 def test_no_claim_without_a_whole_repository_search():

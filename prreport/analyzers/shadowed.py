@@ -251,6 +251,10 @@ class ShadowedAnalyzer(Analyzer):
                     "residual": [],
                     "reference_scope": "repository",
                     "equal_modulo": "an unreachable method",
+                    # Shown to the reader like a rewrite, with the assumption it rests on.
+                    "rewrites": [
+                        {"kind": "unreached-method", "text": d.name, "detail": ", ".join(subs)}
+                    ],
                 },
                 ex,
             )
