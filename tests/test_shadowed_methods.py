@@ -89,6 +89,13 @@ VARIANTS = {
         + _DEFINES.replace("(StatementVisitor[None])", "(Log, StatementVisitor[None])"),
         False,
     ),
+    "super-past-a-mixin-in-a-subclass-of-the-subclass": (
+        "class Log:\n    def log(self):\n        return 1\n\n\n"
+        + _DEFINES.replace("(StatementVisitor[None])", "(Log, StatementVisitor[None])")
+        + "\n\nclass Deep(Checker):\n    def visit_var(self, o):\n"
+        "        return super(Log, self).visit_var(o)\n",
+        False,
+    ),
     "imported-under-another-name": (
         "from mypy.visitor import StatementVisitor as Visitor\n\n\n"
         + _DEFINES.replace("StatementVisitor[None]", "Visitor[None]"),

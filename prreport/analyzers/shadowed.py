@@ -212,8 +212,9 @@ class ShadowedAnalyzer(Analyzer):
             for path, side, tree in files or ():
                 for node in _subclasses(tree, c.before.name):
                     supers.add(f"super({node.name}")
-                    for base in _before(node, c.before.name):
-                        wanted |= set(_wanted(sources, path, side, base))
+                    mixins = _mixins(sources, path, side, node, c.before.name)
+                    wanted |= set(mixins.wanted)
+                    supers |= {f"super({n}" for n in mixins.names}
         return request | ContextRequest(files=frozenset(wanted), references=frozenset(supers))
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
@@ -316,10 +317,39 @@ def _before(node: ast.ClassDef, cls: str) -> list[ast.expr]:
     return out
 
 
-def _wanted(sources: SourceFiles, path: str, side: str, base: ast.expr) -> list[str]:
-    text = ast.unparse(base.value if isinstance(base, ast.Subscript) else base)
-    found = resolve_class(sources, path, side, text)
-    return found if isinstance(found, list) else []
+@dataclass(frozen=True)
+class _Mixins:
+    """The classes a subclass writes before the removed method's class, with their ancestors."""
+
+    nodes: tuple[ast.ClassDef, ...]
+    names: tuple[str, ...]
+    wanted: tuple[str, ...]  # files that would resolve the rest (none: all read, or not ours)
+    complete: bool  # every one of them was read from the repository
+
+
+def _mixins(sources: SourceFiles, path: str, side: str, node: ast.ClassDef, cls: str) -> _Mixins:
+    nodes: list[ast.ClassDef] = []
+    wanted: list[str] = []
+    complete = True
+    todo = [(path, side, b, 0) for b in _before(node, cls)]
+    while todo:
+        p, sd, base, depth = todo.pop()
+        text = ast.unparse(base.value if isinstance(base, ast.Subscript) else base)
+        found = resolve_class(sources, p, sd, text) if depth <= _MAX_DEPTH else []
+        if isinstance(found, list):
+            wanted += found
+            complete = False
+            continue
+        bpath, bside, bdef = found
+        if not isinstance(bdef.node, ast.ClassDef):
+            complete = False
+            continue
+        nodes.append(bdef.node)
+        for b in bdef.node.bases:
+            if ast.unparse(b.value if isinstance(b, ast.Subscript) else b) not in _NEUTRAL:
+                todo.append((bpath, bside, b, depth + 1))
+    names = tuple(sorted({n.name for n in nodes}))
+    return _Mixins(tuple(nodes), names, tuple(wanted), complete)
 
 
 def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -> list[str]:
@@ -343,6 +373,7 @@ def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -
         return []
     found: list[str] = []
     spans: dict[str, list[tuple[str, int, int]]] = {}
+    mixins: set[str] = set()
     prefixes = _prefixes(d.name)
     for path, side, tree in files:
         if not _uses_ok(tree, cls, d.name, prefixes):
@@ -350,13 +381,17 @@ def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -
         for node in _subclasses(tree, cls):
             if not _subclass_ok(sources, path, side, node, cls, d.name):
                 return []
+            mixins.update(_mixins(sources, path, side, node, cls).names)
             where = f"{path}:{node.name}"
             if where not in found:
                 found.append(where)
             if side != "before":
                 end = node.end_lineno or node.lineno
                 spans.setdefault(node.name, []).append((path, node.lineno, end))
-    # ``super(S, obj)`` skips S: anywhere but in S's own body it may reach the removed method.
+    # ``super(S, obj)`` skips S: anywhere but in S's own body it may reach the removed method;
+    # ``super(M, obj)`` of a mixin written before the class (no super in its body) anywhere.
+    for name in mixins - set(spans):
+        spans[name] = []
     for name, where_ in spans.items():
         key = f"super({name}"
         if key not in bundle.references:
@@ -366,7 +401,7 @@ def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -
             if not any(p == path and a <= int(line) <= b for p, a, b in where_):
                 return []
     # The search read the head; the before side of the changed files is read here.
-    subs = {w.rpartition(":")[2] for w in found}
+    subs = {w.rpartition(":")[2] for w in found} | mixins
     if any(not _explicit_supers_ok(tree, subs) for _p, side, tree in files if side == "before"):
         return []
     return sorted(found)
@@ -604,17 +639,8 @@ def _subclass_ok(
                 n.args and not (isinstance(n.args[0], ast.Name) and n.args[0].id == node.name)
             ):
                 return False
-    for base in _before(node, cls):
-        text = ast.unparse(base.value if isinstance(base, ast.Subscript) else base)
-        found = resolve_class(sources, path, side, text)
-        if isinstance(found, list):
-            return False
-        bpath, bside, bdef = found
-        if not isinstance(bdef.node, ast.ClassDef) or _uses_super(bdef.node):
-            return False
-        if not _ancestors_ok(sources, bpath, bside, bdef.node, 0, lambda a: not _uses_super(a)):
-            return False
-    return True
+    mixins = _mixins(sources, path, side, node, cls)
+    return mixins.complete and not any(_uses_super(m) for m in mixins.nodes)
 
 
 def _uses_super(node: ast.ClassDef) -> bool:
