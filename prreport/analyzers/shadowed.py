@@ -34,8 +34,9 @@ Why the removal changes nothing a caller in the repository can observe. Python f
    (no ``getattr(super(), name)``); a base written before ``C`` (and its ancestors) must be a
    class of the repository whose body uses no ``super`` at all; ``C`` and its ancestors use
    no ``super(X, obj)`` with arguments and no ``__class__``; and ``super(S, ...)`` with a
-   direct subclass ``S`` may appear nowhere outside ``S`` (a whole-repository search), since
-   it skips ``S``.
+   direct subclass ``S`` may appear nowhere outside ``S``, nor ``super(M, ...)`` with such a
+   mixin ``M`` anywhere (whole-repository searches, and the before side of the changed
+   files), since they skip ``S`` or start after ``M``.
 
 Also ruled out: a base of ``C`` outside the repository or not read (it may call or inspect
 anything: claim nothing), a base that defines ``m`` (``overrides.py`` judges that), a
@@ -59,10 +60,15 @@ a class namespace or a super proxy: a file holding such a composed prefix of ``m
 also read ``__dict__``, ``__mro__``, ``__bases__``, ``mro``, ``vars`` or ``getmro``, nor use
 a bare ``super()`` value.
 
+The removed body never ran, so what it would do (exceptions and their order, side effects,
+closures and late binding, generators, ``locals()``) does not matter: only what defining it
+ran (decorators, defaults, annotations) and what could find it.
+
 As for dead code (``dead_code.py``), a definition of the repository that nothing in the
-repository can reach is not behaviour: subclasses outside the repository and tools that list
-every member of a class (``dir``, ``inspect.getmembers`` on ``C``'s subclasses still find
-their own ``m``) are not counted.
+repository can reach is not behaviour: subclasses outside the repository and code that lists
+every entry of every namespace along an MRO with no name in hand (a generic ``__dict__``
+walk, which sees dead code too) are not counted; ``dir`` and ``inspect.getmembers`` on a
+subclass still find its own ``m``.
 """
 
 from __future__ import annotations
