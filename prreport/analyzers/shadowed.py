@@ -404,7 +404,9 @@ def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -
             return []
         for hit in bundle.references[key]:
             path, _, line = hit.rpartition(":")
-            if not any(p == path and a <= int(line) <= b for p, a, b in where_):
+            if not line.isdigit() or not any(
+                p == path and a <= int(line) <= b for p, a, b in where_
+            ):
                 return []
     # The search read the head; the before side of the changed files is read here.
     subs = {w.rpartition(":")[2] for w in found} | mixins
