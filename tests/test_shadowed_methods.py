@@ -74,6 +74,11 @@ VARIANTS = {
         "        return super(NodeVisitor, self).visit_var(o)\n",
         False,
     ),
+    "super-past-the-subclass-through-its-module": (
+        "import mypy.visitor\n\n\nclass Deep(NodeVisitor[None]):\n    def visit_var(self, o):\n"
+        "        return super(mypy.visitor.NodeVisitor, self).visit_var(o)\n",
+        False,
+    ),
     "a-super-proxy-as-a-value": (
         _DEFINES.replace("return None", 'return getattr(super(), "visit_" + "var")(o)'),
         False,

@@ -408,15 +408,17 @@ def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -
                 p == path and a <= int(line) <= b for p, a, b in where_
             ):
                 return []
-    # The search read the head; the before side of the changed files is read here.
+    # The search read the head as written (``super(S``); every file read is checked too: the
+    # before side of the changed files, and ``super(mod.S, ...)`` or ``super( S`` spellings.
     subs = {w.rpartition(":")[2] for w in found} | mixins
-    if any(not _explicit_supers_ok(tree, subs) for _p, side, tree in files if side == "before"):
+    if any(not _explicit_supers_ok(tree, subs) for _p, _side, tree in files):
         return []
     return sorted(found)
 
 
 def _explicit_supers_ok(tree: ast.Module, subclasses: set[str]) -> bool:
-    """``super(S, ...)`` of a subclass ``S`` appears only inside ``class S`` itself."""
+    """``super(S, ...)`` (or ``super(mod.S, ...)``) of a subclass ``S`` appears only inside
+    ``class S`` itself."""
 
     def walk(node: ast.AST, inside: str) -> bool:
         for child in ast.iter_child_nodes(node):
@@ -428,9 +430,8 @@ def _explicit_supers_ok(tree: ast.Module, subclasses: set[str]) -> bool:
                 isinstance(child, ast.Call)
                 and _is_super(child)
                 and child.args
-                and isinstance(child.args[0], ast.Name)
-                and child.args[0].id in subclasses
-                and child.args[0].id != inside
+                and _base_name(child.args[0]) in subclasses
+                and _base_name(child.args[0]) != inside
             ):
                 return False
             if not walk(child, inside):
