@@ -168,6 +168,14 @@ def _resolve_class(
     return [p for p in files if sources.text(p, "head") is None] or []
 
 
+def resolve_class(
+    sources: SourceFiles, path: str, side: str, base: str
+) -> tuple[str, str, Definition] | list[str]:
+    """(path, side, class) of a class name as a file side writes it (``C``, ``mod.C``), or
+    the files that would have to be fetched to read it ([] when it is not in the repository)."""
+    return _resolve_class(sources, path, side, base)
+
+
 def _removed_overrides(sources: SourceFiles) -> list[tuple[Definition, Definition, str]]:
     """(removed method, class after, body kind) for methods removed from surviving subclasses.
 
