@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import SourceFiles
+from prreport.analyzers import _multiret as multiret
 from prreport.analyzers._defs import (
     Definition,
     bound_names,
@@ -70,6 +71,8 @@ class Proof:
     # Most of the helper's code is found where the call was (extracted/inlined, but changed).
     similar: bool = False
     equality: str = "different"  # byte-identical (syntax trees equal) | modulo-renames
+    # Rewrites (``_multiret``) that made the expanded caller equal: (kind, the code it is about).
+    rewrites: tuple[tuple[str, str], ...] = ()
 
 
 def helper_of(d: Definition) -> Helper | None:
@@ -471,6 +474,7 @@ def _expansion(
     call: ast.Call,
     tail: bool,
     guarded: bool = False,
+    caller: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
 ) -> tuple[list[ast.stmt], set[str], bool] | str:
     """Statements replacing ``st`` and the helper-local names they bring, or why not.
 
@@ -528,6 +532,14 @@ def _expansion(
         elif len(rets) == 1 and new[-1] is rets[0]:
             value = _ret_value(rets[0])
             out = new[:-1]
+        elif len(targets) == 1 and caller is not None:
+            # A tuple returned on several paths: the same if tree, the targets at each leaf.
+            tree = multiret.spliced(
+                new, targets[0], rebound - {p for p, _ in bound}, subst, caller, guarded
+            )
+            if isinstance(tree, str):
+                return tree
+            return [*prefix, *tree[0]], introduced - tree[1], same_args
         else:
             return "helper returns from several places"
         out = [*out, ast.Assign(targets=copy.deepcopy(targets), value=value, lineno=0)]
@@ -709,7 +721,13 @@ def expand(
             ]
             if len(direct) == 1 and len(found) == 1:
                 got = _expansion(
-                    helper, body, st, direct[0], top and i == len(stmts) - 1, id(st) in tried
+                    helper,
+                    body,
+                    st,
+                    direct[0],
+                    top and i == len(stmts) - 1,
+                    id(st) in tried,
+                    caller,
                 )
                 if isinstance(got, str):
                     failure = failure or got
@@ -869,6 +887,12 @@ def prove(
     if canonical(a) == canonical(b):
         exact = same_names and dump(a) == dump(b)
         return Proof(True, sites, equality="byte-identical" if exact else "modulo-renames")
+    if multiret.has_leaf(a):
+        # Last resort: a tuple returned from several places, and what the caller does with it.
+        done = multiret.normal_form(a) + multiret.normal_form(b)
+        if canonical(a) == canonical(b):
+            told = sorted({("multi-return", helper.node.name), *done})
+            return Proof(True, sites, equality="modulo-renames", rewrites=tuple(told))
     return Proof(False, sites, "the expanded code differs", _residual(a, b))
 
 
@@ -1179,6 +1203,7 @@ def expansion_finding(
                 "proven": p.proof.proven,
                 "reason": p.proof.reason,
                 "residual": list(p.proof.residual),
+                "rewrites": [{"kind": k, "text": t} for k, t in p.proof.rewrites],
             }
             for p in sorted(pairs, key=lambda p: (p.path, p.after.start))
         ],
