@@ -222,25 +222,21 @@ def spliced(
     ]
     forwarded: set[str] = set()
     if not guarded and not opaque(caller):
+        values: list[list[ast.expr]] = [leaf.value.elts for leaf in leaves]  # type: ignore[attr-defined]
+        spliced_scopes = _inner_scopes(ast.Module(body=tree, type_ignores=[]))
         for k, h in enumerate(names):
-            if h not in helper_locals:
-                continue
-            at_k = [leaf.value.elts[k] for leaf in leaves]  # type: ignore[attr-defined]
+            if h not in helper_locals or _read_in_scopes(caller, h):
+                continue  # a closure of the caller could read the caller's ``h`` early
             reads = [
                 n
                 for n in _own(tree)
                 if isinstance(n, ast.Name) and n.id == h and isinstance(n.ctx, ast.Load)
             ]
-            if any(not any(r is x for x in at_k) for r in reads):
+            if any(not any(r is v[k] for v in values) for r in reads):
                 continue  # read elsewhere in the helper
-            if any(
-                _name_in(leaf.value.elts[j], h)
-                for leaf in leaves
-                for j in range(len(names))
-                if j != k
-            ):  # type: ignore[attr-defined]
+            if any(_name_in(v[j], h) for v in values for j in range(len(names)) if j != k):
                 continue
-            if any(_name_in(s, h) for s in _inner_scopes(ast.Module(body=tree, type_ignores=[]))):
+            if any(_name_in(sc, h) for sc in spliced_scopes):
                 continue
             forwarded.add(h)
     mark(tree)
