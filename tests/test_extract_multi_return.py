@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from prreport.analyzers import _multiret
@@ -22,25 +23,29 @@ def _before() -> str:
     return corpus_text(_CASE, _MAKE, "before")
 
 
-def _after() -> str:
-    """The real after text with the commit's other edit (the ``conv_name`` temporaries written
-    at their use) undone, so only the extraction differs."""
-    text = corpus_text(_CASE, _MAKE)
+def _changed_keys(text: str, spell: Callable[[str], str]) -> str:
+    """``text`` (the real after) with the two stores into ``names_for_globals`` the commit
+    rewrote in _attrs_to_init_script (lines 2367 and 2387) spelled ``spell(indent)``."""
     pattern = re.compile(
         r"( +)names_for_globals\[_INIT_CONVERTER_PAT % \(a\.name,\)\] = \(\n +a\.converter\n +\)"
     )
-    # The first two of _attrs_to_init_script (lines 2367 and 2387); the others were so before.
     found = [m for m in pattern.finditer(text) if text[: m.start()].count("\n") + 1 in (2367, 2387)]
     assert len(found) == 2
     for m in reversed(found):
-        pad = m.group(1)
-        text = (
-            text[: m.start()]
-            + f"{pad}conv_name = _INIT_CONVERTER_PAT % (a.name,)\n"
-            + f"{pad}names_for_globals[conv_name] = a.converter"
-            + text[m.end() :]
-        )
+        text = text[: m.start()] + spell(m.group(1)) + text[m.end() :]
     return text
+
+
+def _after() -> str:
+    """The real after text with the commit's other edit (the ``conv_name`` temporaries written
+    at their use) undone, so only the extraction differs."""
+    return _changed_keys(
+        corpus_text(_CASE, _MAKE),
+        lambda pad: (
+            f"{pad}conv_name = _INIT_CONVERTER_PAT % (a.name,)\n"
+            f"{pad}names_for_globals[conv_name] = a.converter"
+        ),
+    )
 
 
 def _run(tmp_path: Path, before: str, after: str) -> Analysis:
@@ -77,15 +82,56 @@ def test_setters_returned_from_several_places_are_the_callers_if_tree(tmp_path: 
     assert a.model.summary.verdict == "pure-refactor"
 
 
-def test_real_commit_is_left_with_the_conv_name_temporaries_only():
-    # The commit also writes ``conv_name`` at its one use, which moves ``a.name`` after
-    # ``a.converter`` (a subscript store evaluates its value first): not proven here.
-    fd = _extracted(corpus_analysis(_CASE))
-    site = fd.details["sites"][0]
-    assert site["calls"] == 1 and site["proven"] is False
-    assert site["residual"] and all(
-        "conv_name" in x or "a.converter" in x for x in site["residual"]
+def test_real_commit_with_its_conv_name_temporaries_written_at_their_use():
+    # The commit also writes ``conv_name`` at its one use, a subscript key: ``d[k] = v``
+    # evaluates ``v`` first, so ``a.name`` is now read after ``a.converter``. Proven under
+    # that one stated assumption (plain attribute reads run no code).
+    a = corpus_analysis(_CASE)
+    site = _extracted(a).details["sites"][0]
+    assert site["calls"] == 1 and site["proven"] is True
+    keys = [r for r in site["rewrites"] if r["kind"] == "inlined-key"]
+    assert keys == [
+        {"kind": "inlined-key", "text": "conv_name", "detail": "_INIT_CONVERTER_PAT % (a.name,)"}
+    ]
+    assert a.model.summary.verdict == "pure-refactor"
+
+
+def _real_key_edit(value: str) -> tuple[str, str]:
+    """The real before and after with ``a.converter`` (the value stored under the key) spelled
+    ``value`` on both sides."""
+    before = _before().replace(
+        "names_for_globals[conv_name] = a.converter", f"names_for_globals[conv_name] = {value}"
     )
+    after = _changed_keys(
+        corpus_text(_CASE, _MAKE),
+        lambda pad: f"{pad}names_for_globals[_INIT_CONVERTER_PAT % (a.name,)] = {value}",
+    )
+    return before, after
+
+
+def test_key_written_after_a_call_is_not_proven(tmp_path: Path):
+    # ``make_converter(a)`` may change what ``a.name`` reads: the key now comes after it.
+    fd = _extracted(_run(tmp_path, *_real_key_edit("make_converter(a)")))
+    assert fd.details["proven"] is False
+    assert any("conv_name" in x for x in fd.details["sites"][0]["residual"])
+
+
+def test_key_read_again_later_is_not_inlined(tmp_path: Path):
+    before, after = _real_key_edit("a.converter")
+    before = _replace(
+        before,
+        "    if attrs_to_validate:  # we can skip this if there are no validators.",
+        "    last_converter = conv_name\n"
+        "    if attrs_to_validate:  # we can skip this if there are no validators.",
+    )
+    after = _replace(
+        after,
+        "    if attrs_to_validate:  # we can skip this if there are no validators.",
+        "    last_converter = conv_name\n"
+        "    if attrs_to_validate:  # we can skip this if there are no validators.",
+    )
+    fd = _extracted(_run(tmp_path, before, after))
+    assert fd.details["proven"] is False
 
 
 # -- look-alikes: one real difference each ---------------------------------------------------
@@ -201,3 +247,32 @@ def test_list_read_again_later_keeps_its_assignment():
     )
     out = _form(src)
     assert "extra = ['a']" in out
+
+
+def _keys(src: str) -> str:
+    from prreport.analyzers import _laterkey
+
+    fn = ast.parse(src).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    _laterkey.inline_keys(fn)
+    return ast.unparse(fn)
+
+
+def test_key_temporary_needs_the_very_next_statement_and_reads_only():
+    same = [
+        # a statement between
+        "def f(d, a):\n    t = a.n\n    x = 1\n    d[t] = a.v\n",
+        # a call in the key or in the value
+        "def f(d, a):\n    t = str(a)\n    d[t] = a.v\n",
+        "def f(d, a):\n    t = a.n\n    d[t] = a.f()\n",
+        # a closure reading the temporary, locals()
+        "def f(d, a):\n    t = a.n\n    d[t] = a.v\n    return lambda: t\n",
+        "def f(d, a):\n    t = a.n\n    d[t] = a.v\n    return locals()\n",
+        # the key is part of a larger key
+        "def f(d, a):\n    t = a.n\n    d[t, 1] = a.v\n",
+    ]
+    for src in same:
+        assert _keys(src) == ast.unparse(ast.parse(src)), src
+    assert _keys("def f(d, a):\n    t = a.n\n    d[t] = a.v\n") == (
+        "def f(d, a):\n    d[a.n] = a.v"
+    )

@@ -16,11 +16,13 @@ import copy
 import dataclasses
 import difflib
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import SourceFiles
+from prreport.analyzers import _laterkey as laterkey
 from prreport.analyzers import _multiret as multiret
 from prreport.analyzers._defs import (
     Definition,
@@ -71,8 +73,9 @@ class Proof:
     # Most of the helper's code is found where the call was (extracted/inlined, but changed).
     similar: bool = False
     equality: str = "different"  # byte-identical (syntax trees equal) | modulo-renames
-    # Rewrites (``_multiret``) that made the expanded caller equal: (kind, the code it is about).
-    rewrites: tuple[tuple[str, str], ...] = ()
+    # Rewrites (``_multiret``, ``_laterkey``) that made the expanded caller equal: (kind, the
+    # code it is about, the assumption it makes or "").
+    rewrites: tuple[tuple[str, str, str], ...] = ()
 
 
 def helper_of(d: Definition) -> Helper | None:
@@ -887,12 +890,17 @@ def prove(
     if canonical(a) == canonical(b):
         exact = same_names and dump(a) == dump(b)
         return Proof(True, sites, equality="byte-identical" if exact else "modulo-renames")
+    # Last resort: a tuple returned from several places and what the caller does with it;
+    # temporaries written at their one use as a subscript key. Told when one side needed it.
+    done_a, done_b = laterkey.inline_keys(a), laterkey.inline_keys(b)
     if multiret.has_leaf(a):
-        # Last resort: a tuple returned from several places, and what the caller does with it.
-        done = multiret.normal_form(a) + multiret.normal_form(b)
-        if canonical(a) == canonical(b):
-            told = sorted({("multi-return", helper.node.name), *done})
-            return Proof(True, sites, equality="modulo-renames", rewrites=tuple(told))
+        done_a += [(k, t, "") for k, t in multiret.normal_form(a)]
+        done_a.append(("multi-return", helper.node.name, ""))
+        done_b += [(k, t, "") for k, t in multiret.normal_form(b)]
+    if (done_a or done_b) and canonical(a) == canonical(b):
+        both = Counter(done_a) & Counter(done_b)
+        told = ((Counter(done_a) - both) + (Counter(done_b) - both)).elements()
+        return Proof(True, sites, equality="modulo-renames", rewrites=tuple(sorted(set(told))))
     return Proof(False, sites, "the expanded code differs", _residual(a, b))
 
 
@@ -1203,7 +1211,7 @@ def expansion_finding(
                 "proven": p.proof.proven,
                 "reason": p.proof.reason,
                 "residual": list(p.proof.residual),
-                "rewrites": [{"kind": k, "text": t} for k, t in p.proof.rewrites],
+                "rewrites": [{"kind": k, "text": t, "detail": d} for k, t, d in p.proof.rewrites],
             }
             for p in sorted(pairs, key=lambda p: (p.path, p.after.start))
         ],

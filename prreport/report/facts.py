@@ -232,6 +232,8 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
             "equality": site.get("equality", ""),
             "call_lines": list(site.get("call_lines", [])),
             "inherits_new_home": site.get("inherits_new_home"),
+            # Rewrites that made an expanded site equal (``_multiret``, ``_laterkey``).
+            "rewrites": list(site.get("rewrites", [])),
             # What only the old code did (``-``) and only the new definition does (``+``).
             "old_only": [r[1:].strip() for r in site.get("residual", []) if r[:1] == "-"][:2],
             "new_only": [r[1:].strip() for r in site.get("residual", []) if r[:1] == "+"][:2],
