@@ -509,6 +509,9 @@ def _expansion(
             )
             introduced.add(p)
     same_args = all(isinstance(x, ast.Name) and x.id == p for p, x in bound)
+    late = multiret.late_bound(body, subst, caller) if caller is not None else ""
+    if late:
+        return late
     new = [_Subst(subst).visit(copy.deepcopy(s)) for s in body]
     rets = _returns(new)
     if form == "return":
@@ -538,7 +541,7 @@ def _expansion(
         elif len(targets) == 1 and caller is not None:
             # A tuple returned on several paths: the same if tree, the targets at each leaf.
             tree = multiret.spliced(
-                new, targets[0], rebound - {p for p, _ in bound}, subst, caller, guarded
+                new, targets[0], rebound - {p for p, _ in bound}, caller, guarded
             )
             if isinstance(tree, str):
                 return tree

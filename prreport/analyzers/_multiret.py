@@ -170,15 +170,52 @@ def _nest(stmts: list[ast.stmt], targets: list[str]) -> list[ast.stmt] | None:
     return None  # fell off the end: returns None, not a tuple
 
 
+def late_bound(
+    body: list[ast.stmt], subst: dict[str, ast.expr], caller: ast.FunctionDef | ast.AsyncFunctionDef
+) -> str:
+    """Why substituting the arguments would change what a closure of the helper reads ("" when
+    nothing would).
+
+    A nested function (or lambda, class, comprehension-free default aside) of the helper that
+    reads parameter ``p`` reads the value the call passed; with the argument written in place of
+    ``p`` it reads the caller's expression whenever it runs (late binding). That is the same
+    only for a constant, or a parameter of the caller that the caller never rebinds.
+    """
+    caller_params = {a.arg for a in _params(caller)}
+    rebound: set[str] = set()
+    for n in ast.walk(caller):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            rebound.add(n.id)
+        elif isinstance(n, (ast.Nonlocal, ast.Global)):
+            rebound.update(n.names)
+        elif isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not caller:
+            rebound.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            rebound.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            rebound.update(a.asname or a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            rebound.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            rebound.add(n.rest)
+    scopes = _inner_scopes(ast.Module(body=body, type_ignores=[]))
+    for p, arg in subst.items():
+        if isinstance(arg, ast.Constant) or not any(_name_in(sc, p) for sc in scopes):
+            continue
+        if isinstance(arg, ast.Name) and arg.id in caller_params and arg.id not in rebound:
+            continue
+        return f"a nested function of the helper reads {p!r}, passed as something the caller may rebind"
+    return ""
+
+
 def spliced(
     body: list[ast.stmt],
     targets: ast.expr,
     helper_locals: set[str],
-    params: dict[str, ast.expr],
     caller: ast.FunctionDef | ast.AsyncFunctionDef,
     guarded: bool,
 ) -> tuple[list[ast.stmt], set[str]] | str:
-    """The helper ``body`` (parameters already replaced by ``params``' arguments) as the
+    """The helper ``body`` (parameters already replaced by the arguments) as the
     statements running in place of ``targets = helper(...)``, and the helper locals that
     became the caller's own targets (``forwarded-local``); or why not.
     """
@@ -190,29 +227,6 @@ def spliced(
     tree = _nest(copy.deepcopy(body), names)
     if tree is None:
         return "helper returns from several places"
-    # Late binding: a closure of the helper reading a parameter reads, once spliced, the
-    # caller's variable at call time.
-    caller_params = {a.arg for a in _params(caller)}
-    rebound = {
-        n.id
-        for n in ast.walk(caller)
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-    }
-    rebound |= {x for n in ast.walk(caller) if isinstance(n, ast.Nonlocal) for x in n.names}
-    rebound |= {
-        n.name
-        for n in ast.walk(caller)
-        if isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not caller
-    }
-    for scope in _inner_scopes(ast.Module(body=tree, type_ignores=[])):
-        for p, arg in params.items():
-            if isinstance(arg, ast.Constant):
-                continue
-            used = isinstance(arg, ast.Name) and _name_in(scope, arg.id)
-            if not used:
-                continue
-            if arg.id not in caller_params or arg.id in rebound:  # type: ignore[attr-defined]
-                return f"a nested function of the helper reads {p!r}, which the caller rebinds"
     leaves = [
         n
         for n in _own(tree)
