@@ -276,3 +276,15 @@ def test_key_temporary_needs_the_very_next_statement_and_reads_only():
     assert _keys("def f(d, a):\n    t = a.n\n    d[t] = a.v\n") == (
         "def f(d, a):\n    d[a.n] = a.v"
     )
+
+
+def test_deleted_temporaries_keep_their_assignments():
+    key = "def f(d, a):\n    t = a.n\n    d[t] = a.v\n    del t\n"
+    assert _keys(key) == ast.unparse(ast.parse(key))
+    listed = "def f():\n    lines = []\n    extra = ['a']\n    lines.extend(extra)\n    del extra\n"
+    assert "extra = ['a']" in _form(listed)
+
+
+def test_generator_reading_a_tuple_target_blocks_the_split():
+    src = "def f(x, y):\n    g = (a for _ in x)\n    a, b = x, y\n    return g\n"
+    assert "a, b = (x, y)" in _form(src)

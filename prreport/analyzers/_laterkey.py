@@ -18,7 +18,7 @@ leave one case: two unbound names would raise their ``NameError`` in the other o
 
 Ruled out: a function that can see its locals another way (``locals()``, ``vars()``, ``eval``,
 ``exec``, ``global``/``nonlocal``), a nested scope mentioning ``t`` (a closure would read it),
-a read of ``t`` outside such pairs, a statement between the two, ``t`` read inside a
+a read or ``del`` of ``t`` outside such pairs, a statement between the two, ``t`` read inside a
 comprehension (another scope). Run only as a last resort, after a comparison failed.
 """
 
@@ -108,8 +108,8 @@ def inline_keys(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, s
     for n in ast.walk(fn):
         if isinstance(n, _OWN_SCOPES) and n is not fn:
             closed |= {x.id for x in ast.walk(n) if isinstance(x, ast.Name)}
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            loads[n.id] += 1
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load | ast.Del):
+            loads[n.id] += 1  # a ``del t`` would fail once ``t`` is no longer bound: a read
     blocks = _blocks(fn)
     pairs: dict[str, list[tuple[list[ast.stmt], int]]] = {}
     for block in blocks:

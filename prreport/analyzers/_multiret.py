@@ -21,10 +21,13 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   and nothing in between can see the earlier binding. Not when the call sits in a ``try`` of
   the caller (an exception half-way could be caught and the name seen bound early) or the
   caller can see its locals (``locals()``, ``vars()``, ``eval``, ``exec``).
-- closures and late binding: a nested ``def`` of the helper that reads a parameter reads the
-  value the helper got; spliced, it reads the caller's variable whenever it is called. So a
-  parameter read inside a nested scope must be passed as a constant or as a parameter of the
-  caller that the caller never rebinds (no assignment, ``del``, ``for``, ``with``, ``nonlocal``).
+- closures and late binding (:func:`late_bound`, checked for every call form): a nested
+  ``def`` of the helper that reads a parameter reads the value the helper got; spliced, it
+  reads the caller's variable whenever it is called. So a parameter read inside a nested
+  scope (function, lambda, class, comprehension: a generator's body runs when consumed) must
+  be passed as a constant or as a parameter of the caller that the caller never rebinds (no
+  assignment, ``del``, ``for``/``with``/``except``/``import``/``match`` binding, ``global``,
+  ``nonlocal``, nested ``def`` of that name).
 - ``split-tuple``: ``a, b = x, y`` is ``a = x; b = y`` when the targets are distinct names, the
   values are names, constants or displays of those (evaluating them cannot act) and no value
   names another target; a ``try`` around it or a closure over a target could tell an
@@ -35,8 +38,8 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
 - ``inlined-list``: ``X = [c1, ...]`` (constants) followed in the same block by ``L.extend(X)``
   with nothing between mentioning ``X``, and ``X`` read nowhere else: the display is written at
   the extend (building a list of constants cannot act), and the now unread ``X`` goes (a local
-  bound and never read is no behaviour; the function has no nested scope reading ``X`` and no
-  ``locals()``/``vars()``/``eval``/``exec``).
+  bound and never read is no behaviour; the function has no nested scope reading ``X``, no
+  ``del X`` and no ``locals()``/``vars()``/``eval``/``exec``).
 - ``extend-as-append``: ``L.extend([e1, ...])`` is ``L.append(e1)`` ... and ``L.extend([])`` is
   nothing, where ``L`` is bound exactly once in the function, by a statement of its top level
   that builds a list display and precedes the extend (so ``L`` is a bound ``list`` there; no
@@ -48,7 +51,11 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   behaviour anywhere in prreport (see ``_equiv``).
 
 Exceptions keep their order: nothing above reorders two things that can raise, except where
-stated that the value cannot. Generators: a helper that yields is never expanded this way.
+stated that the value cannot. Where a name is bound earlier or later than before
+(``forwarded-local``, ``split-tuple``), only an exception caught in the same function, a
+closure or ``locals()`` could tell, and each is ruled out (a frame's locals read through a
+traceback after it raised are not behaviour). Generators: a helper that yields is never
+expanded this way. Aliasing: the lists involved are fresh displays bound to one local.
 """
 
 from __future__ import annotations
@@ -61,20 +68,11 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody")
 _OPAQUE = frozenset({"locals", "vars", "eval", "exec"})
-_COMPOUND = (
-    ast.For,
-    ast.AsyncFor,
-    ast.While,
-    ast.With,
-    ast.AsyncWith,
-    ast.Try,
-    getattr(ast, "TryStar", ast.Try),
-    ast.Match,
-)
 
 
 def _own(stmts: Sequence[ast.AST]) -> list[ast.AST]:
-    """Nodes of ``stmts`` outside nested scopes (their decorators and defaults included)."""
+    """Nodes of ``stmts`` outside nested functions, lambdas and classes (their decorators and
+    defaults included)."""
     out: list[ast.AST] = []
     stack = list(reversed(stmts))
     while stack:
@@ -93,11 +91,17 @@ def _own(stmts: Sequence[ast.AST]) -> list[ast.AST]:
     return out
 
 
+# Code that may run later than where it is written, reading names of the enclosing scope when it
+# does: nested functions, lambdas, classes, and comprehensions (a generator expression's body
+# runs when it is consumed; the others are taken along to keep the rule simple).
+_CLOSURES = (*_SCOPES, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
 def _inner_scopes(node: ast.AST) -> list[ast.AST]:
-    """Nested functions, lambdas and classes strictly inside ``node`` (outermost first)."""
+    """Nested functions, lambdas, classes and comprehensions strictly inside ``node``."""
     body = getattr(node, "body", None)
     stmts = body if isinstance(body, list) else [node]
-    return [n for n in _own(stmts) if isinstance(n, _SCOPES) and n is not node]
+    return [n for n in _own(stmts) if isinstance(n, _CLOSURES) and n is not node]
 
 
 def _name_in(node: ast.AST, name: str) -> bool:
@@ -415,10 +419,11 @@ class _Form:
 
     def drop_unread(self) -> None:
         """``X = [constants]`` whose ``X`` nothing reads any more goes (no behaviour)."""
+        # A ``del X`` would fail once the assignment is gone: it counts as a read.
         loads = {
             n.id
             for n in ast.walk(self.fn)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load | ast.Del)
         }
         told = {t for k, t in self.done if k == "inlined-list"}
         for owner, name, _ in self.blocks():
