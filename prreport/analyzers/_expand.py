@@ -895,6 +895,8 @@ def prove(
         return Proof(True, sites, equality="byte-identical" if exact else "modulo-renames")
     # Last resort: a tuple returned from several places and what the caller does with it;
     # temporaries written at their one use as a subscript key. Told when one side needed it.
+    # The residual, if it still fails, is the code as written.
+    residual = _residual(a, b)
     done_a, done_b = laterkey.inline_keys(a), laterkey.inline_keys(b)
     if multiret.has_leaf(a):
         done_a += [(k, t, "") for k, t in multiret.normal_form(a)]
@@ -904,7 +906,7 @@ def prove(
         both = Counter(done_a) & Counter(done_b)
         told = ((Counter(done_a) - both) + (Counter(done_b) - both)).elements()
         return Proof(True, sites, equality="modulo-renames", rewrites=tuple(sorted(set(told))))
-    return Proof(False, sites, "the expanded code differs", _residual(a, b))
+    return Proof(False, sites, "the expanded code differs", residual)
 
 
 def _residual(a: ast.AST, b: ast.AST) -> tuple[str, ...]:
