@@ -288,3 +288,18 @@ def test_deleted_temporaries_keep_their_assignments():
 def test_generator_reading_a_tuple_target_blocks_the_split():
     src = "def f(x, y):\n    g = (a for _ in x)\n    a, b = x, y\n    return g\n"
     assert "a, b = (x, y)" in _form(src)
+
+
+def test_helper_assigning_the_callers_target_names_itself_is_spliced():
+    # The helper's own ``x, y = ...`` is not a return point, though it names the targets.
+    helper = ast.parse(
+        "def h(c):\n    x, y = pair()\n    if c:\n        return x, y\n    return y, x\n"
+    ).body[0]
+    caller = ast.parse("def f(c):\n    x, y = h(c)\n    return x\n").body[0]
+    assert isinstance(helper, ast.FunctionDef) and isinstance(caller, ast.FunctionDef)
+    target = ast.parse("x, y = 0, 0").body[0].targets[0]  # type: ignore[attr-defined]
+    got = _multiret.spliced(helper.body, target, {"x", "y"}, caller, False)
+    assert not isinstance(got, str)
+    tree, forwarded = got
+    assert forwarded == set()  # each is returned at the other position on one path
+    assert ast.unparse(tree[0]) == "x, y = pair()"

@@ -141,7 +141,9 @@ def _leaf(value: ast.expr | None, targets: list[str]) -> list[ast.stmt] | None:
     if any(isinstance(e, ast.Starred) for e in value.elts):
         return None
     target = ast.Tuple(elts=[ast.Name(id=t, ctx=ast.Store()) for t in targets], ctx=ast.Store())
-    return [ast.Assign(targets=[target], value=value, lineno=0)]
+    leaf = ast.Assign(targets=[target], value=value, lineno=0)
+    leaf.prreport_leaf = True  # type: ignore[attr-defined]
+    return [leaf]
 
 
 def _nest(stmts: list[ast.stmt], targets: list[str]) -> list[ast.stmt] | None:
@@ -180,9 +182,9 @@ def late_bound(
     """Why substituting the arguments would change what a closure of the helper reads ("" when
     nothing would).
 
-    A nested function (or lambda, class, comprehension-free default aside) of the helper that
-    reads parameter ``p`` reads the value the call passed; with the argument written in place of
-    ``p`` it reads the caller's expression whenever it runs (late binding). That is the same
+    A nested function, lambda, class or comprehension of the helper that reads parameter ``p``
+    reads the value the call passed; with the argument written in place of ``p`` it reads the
+    caller's expression whenever it runs (late binding). That is the same
     only for a constant, or a parameter of the caller that the caller never rebinds.
     """
     caller_params = {a.arg for a in _params(caller)}
@@ -231,13 +233,8 @@ def spliced(
     tree = _nest(copy.deepcopy(body), names)
     if tree is None:
         return "helper returns from several places"
-    leaves = [
-        n
-        for n in _own(tree)
-        if isinstance(n, ast.Assign)
-        and isinstance(n.targets[0], ast.Tuple)
-        and [getattr(t, "id", "") for t in n.targets[0].elts] == names
-    ]
+    # The leaves made by ``_leaf`` (the helper's own ``a, b = ...`` may use the same names).
+    leaves = [n for n in _own(tree) if getattr(n, "prreport_leaf", False)]
     forwarded: set[str] = set()
     if not guarded and not opaque(caller):
         values: list[list[ast.expr]] = [leaf.value.elts for leaf in leaves]  # type: ignore[attr-defined]
@@ -257,7 +254,6 @@ def spliced(
             if any(_name_in(sc, h) for sc in spliced_scopes):
                 continue
             forwarded.add(h)
-    mark(tree)
     return tree, forwarded
 
 
@@ -268,13 +264,6 @@ def _params(fn: ast.AST) -> list[ast.arg]:
 
 
 # -- one spelling for what the caller does with the results ------------------------------------
-
-
-def mark(stmts: list[ast.stmt]) -> None:
-    """Tag the leaf assignments of a spliced tree (so the finding can name ``multi-return``)."""
-    for n in _own(stmts):
-        if isinstance(n, ast.Assign):
-            n.prreport_leaf = True  # type: ignore[attr-defined]
 
 
 def has_leaf(fn: ast.AST) -> bool:
