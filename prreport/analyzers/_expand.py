@@ -16,11 +16,14 @@ import copy
 import dataclasses
 import difflib
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import SourceFiles
+from prreport.analyzers import _laterkey as laterkey
+from prreport.analyzers import _multiret as multiret
 from prreport.analyzers._defs import (
     Definition,
     bound_names,
@@ -480,6 +483,7 @@ def _expansion(
     guarded: bool = False,
     stable: Stable | None = None,
     notes: list[dict[str, str]] | None = None,
+    caller: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
 ) -> tuple[list[ast.stmt], set[str], bool] | str:
     """Statements replacing ``st`` and the helper-local names they bring, or why not.
 
@@ -518,6 +522,9 @@ def _expansion(
             )
             introduced.add(p)
     same_args = all(isinstance(x, ast.Name) and x.id == p for p, x in bound)
+    late = multiret.late_bound(body, subst, caller) if caller is not None else ""
+    if late:
+        return late
     new = [_Subst(subst).visit(copy.deepcopy(s)) for s in body]
     rets = _returns(new)
     if form == "return":
@@ -544,6 +551,14 @@ def _expansion(
         elif len(rets) == 1 and new[-1] is rets[0]:
             value = _ret_value(rets[0])
             out = new[:-1]
+        elif len(targets) == 1 and caller is not None:
+            # A tuple returned on several paths: the same if tree, the targets at each leaf.
+            tree = multiret.spliced(
+                new, targets[0], rebound - {p for p, _ in bound}, caller, guarded
+            )
+            if isinstance(tree, str):
+                return tree
+            return [*prefix, *tree[0]], introduced - tree[1], same_args
         else:
             return "helper returns from several places"
         out = [*out, ast.Assign(targets=copy.deepcopy(targets), value=value, lineno=0)]
@@ -755,6 +770,7 @@ def expand(
                     id(st) in tried,
                     stable,
                     notes,
+                    caller,
                 )
                 if isinstance(got, str):
                     failure = failure or got
@@ -926,12 +942,27 @@ def prove(
             equality="byte-identical" if exact else "modulo-renames",
             rewrites=tuple(notes),
         )
+    # Last resorts, told when one side needed them; the residual, if the proof still fails,
+    # is the code as written. First the rewrites of ``_rewrites`` (on copies) ...
+    residual = _residual(a, b)
     if inert is not None:
         rewrites = see_through(copy.deepcopy(a), copy.deepcopy(b), None, inert)
         if rewrites is not None:
             kept = (*notes, *(r.as_dict() for r in rewrites))
             return Proof(True, sites, equality="modulo-renames", rewrites=kept)
-    return Proof(False, sites, "the expanded code differs", _residual(a, b))
+    # ... then a tuple returned from several places and what the caller does with it, and
+    # temporaries written at their one use as a subscript key.
+    done_a, done_b = laterkey.inline_keys(a), laterkey.inline_keys(b)
+    if multiret.has_leaf(a):
+        done_a += [(k, t, "") for k, t in multiret.normal_form(a)]
+        done_a.append(("multi-return", helper.node.name, ""))
+        done_b += [(k, t, "") for k, t in multiret.normal_form(b)]
+    if (done_a or done_b) and canonical(a) == canonical(b):
+        both = Counter(done_a) & Counter(done_b)
+        told = ((Counter(done_a) - both) + (Counter(done_b) - both)).elements()
+        kept = (*notes, *({"kind": k, "text": t, "detail": d} for k, t, d in sorted(set(told))))
+        return Proof(True, sites, equality="modulo-renames", rewrites=kept)
+    return Proof(False, sites, "the expanded code differs", residual)
 
 
 def _residual(a: ast.AST, b: ast.AST) -> tuple[str, ...]:

@@ -1,0 +1,595 @@
+"""A helper returning a tuple from several places, expanded at ``a, b, c = helper(...)``.
+
+Call-site expansion (``_expand``) splices a helper that returns once, at its end. A helper
+that picks its results on several paths (``if frozen: ... return [], f, g`` / ``return
+lines, f2, g2``) expands into the same ``if`` tree with ``a, b, c = <tuple>`` at each return
+point (:func:`spliced`); what the caller then does with the results is brought to one
+spelling on both sides by :func:`normal_form`. Each step, named in the finding
+(``details.rewrites``), holds for every input:
+
+- ``multi-return``: a helper body whose every path ends in ``return (e1, ..., en)`` (or
+  ``raise``), returns sitting only at the tail of a branch or of the body, runs as the ``if``
+  tree whose leaves are those returns (an ``if`` whose body always returns, followed by more
+  statements, is that ``if`` with the rest as its ``else``; ``return x if c else y`` is
+  ``if c: return x`` / ``else: return y``). ``a, b, c = helper(...)`` then assigns at each
+  leaf what that path returned. A return inside a loop, ``try``, ``with`` or ``match``, or a
+  path that falls off the end, is not expanded.
+- ``forwarded-local``: a helper local ``h`` (a nested ``def`` or an assignment) returned at
+  position ``k`` into a caller target that is also named ``h`` is the caller's ``h`` once
+  spliced, when the helper reads ``h`` nowhere else (no nested scope, no other position, no
+  other statement): on every path the caller's ``h`` ends with the value the tuple gives it,
+  and nothing in between can see the earlier binding. Not when the call sits in a ``try`` of
+  the caller (an exception half-way could be caught and the name seen bound early) or the
+  caller can see its locals (``locals()``, ``vars()``, ``eval``, ``exec``).
+- closures and late binding (:func:`late_bound`, checked for every call form): a nested
+  ``def`` of the helper that reads a parameter reads the value the helper got; spliced, it
+  reads the caller's variable whenever it is called. So a parameter read inside a nested
+  scope (function, lambda, class, comprehension: a generator's body runs when consumed) must
+  be passed as a constant or as a parameter of the caller that the caller never rebinds (no
+  assignment, ``del``, ``for``/``with``/``except``/``import``/``match`` binding, ``global``,
+  ``nonlocal``, nested ``def`` of that name).
+- ``split-tuple``: ``a, b = x, y`` is ``a = x; b = y`` when the targets are distinct names, the
+  values are names, constants or displays of those (evaluating them cannot act) and no value
+  names another target; a ``try`` around it or a closure over a target could tell an
+  exception half-way, so neither may be there. ``x = x`` then goes (self-assignment).
+- ``pushed-into-if``: a statement right after an ``if`` runs after whichever branch fell
+  through; written at the end of each branch (an ``else`` added if needed) it runs at the same
+  moments. Done for ``L.extend(X)`` where the ``if`` binds ``X``.
+- ``inlined-list``: ``X = [c1, ...]`` (constants) followed in the same block by ``L.extend(X)``
+  with nothing between mentioning ``X``, and ``X`` read nowhere else: the display is written at
+  the extend (building a list of constants cannot act), and the now unread ``X`` goes (a local
+  bound and never read is no behaviour; the function has no nested scope reading ``X``, no
+  ``del X`` and no ``locals()``/``vars()``/``eval``/``exec``).
+- ``extend-as-append``: ``L.extend([e1, ...])`` is ``L.append(e1)`` ... and ``L.extend([])`` is
+  nothing, where ``L`` is bound exactly once in the function, by a statement of its top level
+  that builds a list display and precedes the extend (so ``L`` is a bound ``list`` there; no
+  ``global``/``nonlocal`` or nested scope rebinds it). Several elements only when all are
+  constants (nothing can fail between two appends); one element may be any expression.
+- ``append-before-def``: ``L.append(<constant>)`` (``L`` a list as above) moves up across a
+  ``def`` without decorators or default values: that statement only makes a function object
+  and binds its name (not ``L``), which the append cannot read. Annotations are not
+  behaviour anywhere in prreport (see ``_equiv``).
+
+Exceptions keep their order: nothing above reorders two things that can raise, except where
+stated that the value cannot. Where a name is bound earlier or later than before
+(``forwarded-local``, ``split-tuple``), only an exception caught in the same function, a
+closure or ``locals()`` could tell, and each is ruled out (a frame's locals read through a
+traceback after it raised are not behaviour). Generators: a helper that yields is never
+expanded this way. Aliasing: the lists involved are fresh displays bound to one local.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Sequence
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_BLOCKS = ("body", "orelse", "finalbody")
+_OPAQUE = frozenset({"locals", "vars", "eval", "exec"})
+
+
+def _own(stmts: Sequence[ast.AST]) -> list[ast.AST]:
+    """Nodes of ``stmts`` outside nested functions, lambdas and classes (their decorators and
+    defaults included)."""
+    out: list[ast.AST] = []
+    stack = list(reversed(stmts))
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if isinstance(n, _SCOPES):
+            if isinstance(n, (*_FUNCS, ast.Lambda)):
+                stack.extend(n.args.defaults)
+                stack.extend(d for d in n.args.kw_defaults if d is not None)
+            if isinstance(n, (*_FUNCS, ast.ClassDef)):
+                stack.extend(n.decorator_list)
+            if isinstance(n, ast.ClassDef):
+                stack.extend(n.bases)
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+    return out
+
+
+# Code that may run later than where it is written, reading names of the enclosing scope when it
+# does: nested functions, lambdas, classes, and comprehensions (a generator expression's body
+# runs when it is consumed; the others are taken along to keep the rule simple).
+_CLOSURES = (*_SCOPES, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
+
+
+def _inner_scopes(node: ast.AST) -> list[ast.AST]:
+    """Nested functions, lambdas, classes and comprehensions strictly inside ``node``."""
+    body = getattr(node, "body", None)
+    stmts = body if isinstance(body, list) else [node]
+    return [n for n in _own(stmts) if isinstance(n, _CLOSURES) and n is not node]
+
+
+def _name_in(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+
+
+def _read_in_scopes(node: ast.AST, name: str) -> bool:
+    """Whether a nested scope of ``node`` mentions ``name`` (a closure could read it)."""
+    return any(_name_in(s, name) for s in _inner_scopes(node))
+
+
+def opaque(fn: ast.AST) -> bool:
+    """The function can see its locals another way (``locals()``, ``eval``...) or rebinds
+    names of other scopes."""
+    return any(
+        (isinstance(n, ast.Name) and n.id in _OPAQUE) or isinstance(n, (ast.Global, ast.Nonlocal))
+        for n in ast.walk(fn)
+    )
+
+
+# -- multi-return: the if tree ------------------------------------------------------------
+
+
+def _has_return(st: ast.stmt) -> bool:
+    return any(isinstance(n, ast.Return) for n in _own([st]))
+
+
+def _leaf(value: ast.expr | None, targets: list[str]) -> list[ast.stmt] | None:
+    """``t1, ..., tn = e1, ..., en`` for ``return (e1, ..., en)``; an ``if`` for ``x if c else y``."""
+    if isinstance(value, ast.IfExp):
+        body, orelse = _leaf(value.body, targets), _leaf(value.orelse, targets)
+        if body is None or orelse is None:
+            return None
+        return [ast.If(test=value.test, body=body, orelse=orelse)]
+    if not isinstance(value, ast.Tuple) or len(value.elts) != len(targets):
+        return None
+    if any(isinstance(e, ast.Starred) for e in value.elts):
+        return None
+    target = ast.Tuple(elts=[ast.Name(id=t, ctx=ast.Store()) for t in targets], ctx=ast.Store())
+    leaf = ast.Assign(targets=[target], value=value, lineno=0)
+    leaf.prreport_leaf = True  # type: ignore[attr-defined]
+    return [leaf]
+
+
+def _nest(stmts: list[ast.stmt], targets: list[str]) -> list[ast.stmt] | None:
+    """``stmts`` (every path ending in a return of an n-tuple, or a raise) as an ``if`` tree
+    with the tuple assigned at each leaf; None when a return sits elsewhere or a path falls
+    off the end."""
+    out: list[ast.stmt] = []
+    for i, st in enumerate(stmts):
+        last = i == len(stmts) - 1
+        if isinstance(st, ast.Return):
+            leaf = _leaf(st.value, targets)
+            return None if leaf is None or not last else [*out, *leaf]
+        if isinstance(st, ast.Raise):
+            return [*out, st] if last else None
+        if not _has_return(st):
+            out.append(st)
+            continue
+        if not isinstance(st, ast.If):
+            return None  # a return inside a loop, try, with or match
+        body = _nest(st.body, targets)
+        if body is None:
+            return None
+        rest = st.orelse if st.orelse else stmts[i + 1 :]
+        if st.orelse and not last:
+            return None  # both branches end the helper: what follows is dead code
+        orelse = _nest(rest, targets)
+        if orelse is None:
+            return None
+        return [*out, ast.If(test=st.test, body=body, orelse=orelse)]
+    return None  # fell off the end: returns None, not a tuple
+
+
+def late_bound(
+    body: list[ast.stmt], subst: dict[str, ast.expr], caller: ast.FunctionDef | ast.AsyncFunctionDef
+) -> str:
+    """Why substituting the arguments would change what a closure of the helper reads ("" when
+    nothing would).
+
+    A nested function, lambda, class or comprehension of the helper that reads parameter ``p``
+    reads the value the call passed; with the argument written in place of ``p`` it reads the
+    caller's expression whenever it runs (late binding). That is the same
+    only for a constant, or a parameter of the caller that the caller never rebinds.
+    """
+    caller_params = {a.arg for a in _params(caller)}
+    rebound: set[str] = set()
+    for n in ast.walk(caller):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            rebound.add(n.id)
+        elif isinstance(n, (ast.Nonlocal, ast.Global)):
+            rebound.update(n.names)
+        elif isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not caller:
+            rebound.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            rebound.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            rebound.update(a.asname or a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            rebound.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            rebound.add(n.rest)
+    scopes = _inner_scopes(ast.Module(body=body, type_ignores=[]))
+    for p, arg in subst.items():
+        if isinstance(arg, ast.Constant) or not any(_name_in(sc, p) for sc in scopes):
+            continue
+        if isinstance(arg, ast.Name) and arg.id in caller_params and arg.id not in rebound:
+            continue
+        return f"a nested function of the helper reads {p!r}, passed as something the caller may rebind"
+    return ""
+
+
+def spliced(
+    body: list[ast.stmt],
+    targets: ast.expr,
+    helper_locals: set[str],
+    caller: ast.FunctionDef | ast.AsyncFunctionDef,
+    guarded: bool,
+) -> tuple[list[ast.stmt], set[str]] | str:
+    """The helper ``body`` (parameters already replaced by the arguments) as the
+    statements running in place of ``targets = helper(...)``, and the helper locals that
+    became the caller's own targets (``forwarded-local``); or why not.
+    """
+    if not isinstance(targets, ast.Tuple | ast.List):
+        return "helper returns from several places"
+    names = [t.id if isinstance(t, ast.Name) else "" for t in targets.elts]
+    if "" in names or len(set(names)) != len(names):
+        return "helper returns from several places"
+    tree = _nest(copy.deepcopy(body), names)
+    if tree is None:
+        return "helper returns from several places"
+    # The leaves made by ``_leaf`` (the helper's own ``a, b = ...`` may use the same names).
+    leaves = [n for n in _own(tree) if getattr(n, "prreport_leaf", False)]
+    forwarded: set[str] = set()
+    if not guarded and not opaque(caller):
+        values: list[list[ast.expr]] = [leaf.value.elts for leaf in leaves]  # type: ignore[attr-defined]
+        spliced_scopes = _inner_scopes(ast.Module(body=tree, type_ignores=[]))
+        for k, h in enumerate(names):
+            if h not in helper_locals or _read_in_scopes(caller, h):
+                continue  # a closure of the caller could read the caller's ``h`` early
+            reads = [
+                n
+                for n in _own(tree)
+                if isinstance(n, ast.Name) and n.id == h and isinstance(n.ctx, ast.Load)
+            ]
+            if any(not any(r is v[k] for v in values) for r in reads):
+                continue  # read elsewhere in the helper
+            if any(_name_in(v[j], h) for v in values for j in range(len(names)) if j != k):
+                continue
+            if any(_name_in(sc, h) for sc in spliced_scopes):
+                continue
+            forwarded.add(h)
+    return tree, forwarded
+
+
+def _params(fn: ast.AST) -> list[ast.arg]:
+    a = fn.args  # type: ignore[attr-defined]
+    out = [*a.posonlyargs, *a.args, *a.kwonlyargs]
+    return out + [x for x in (a.vararg, a.kwarg) if x is not None]
+
+
+# -- one spelling for what the caller does with the results ------------------------------------
+
+
+def has_leaf(fn: ast.AST) -> bool:
+    """Whether ``fn`` holds a spliced multi-return tree."""
+    return any(getattr(n, "prreport_leaf", False) for n in ast.walk(fn))
+
+
+class _Form:
+    """The passes of :func:`normal_form` over one function's own blocks."""
+
+    def __init__(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.fn = fn
+        self.done: list[tuple[str, str]] = []
+        self.opaque = opaque(fn)
+        scopes = _inner_scopes(fn)
+        # Names a nested scope mentions (a closure could read them at any time); the name a
+        # nested ``def`` binds is the function's own store, not a closure.
+        self.closed = {n.id for s in scopes for n in ast.walk(s) if isinstance(n, ast.Name)} | {
+            n.name
+            for s in scopes
+            for n in ast.walk(s)
+            if isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not s
+        }
+
+    # Every statement list of the function's own scope, with whether a ``try`` encloses it.
+    def blocks(self) -> list[tuple[ast.AST, str, bool]]:
+        out: list[tuple[ast.AST, str, bool]] = []
+
+        def visit(owner: ast.AST, guarded: bool) -> None:
+            tried = guarded or isinstance(owner, (ast.Try, getattr(ast, "TryStar", ast.Try)))
+            for name in _BLOCKS:
+                block = getattr(owner, name, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    out.append((owner, name, tried if owner is not self.fn else guarded))
+                    for st in block:
+                        if not isinstance(st, _SCOPES):
+                            visit(st, tried if owner is not self.fn else guarded)
+            for h in getattr(owner, "handlers", None) or []:
+                out.append((h, "body", True))
+                for st in h.body:
+                    if not isinstance(st, _SCOPES):
+                        visit(st, True)
+            for c in getattr(owner, "cases", None) or []:
+                out.append((c, "body", guarded))
+                for st in c.body:
+                    if not isinstance(st, _SCOPES):
+                        visit(st, guarded)
+
+        visit(self.fn, False)
+        return out
+
+    def run(self) -> list[tuple[str, str]]:
+        if self.opaque:
+            return []
+        for owner, name, guarded in self.blocks():
+            setattr(owner, name, self.split(getattr(owner, name), guarded))
+        for owner, name, _ in self.blocks():
+            setattr(owner, name, self.push(getattr(owner, name)))
+        for owner, name, _ in self.blocks():
+            setattr(owner, name, self.inline(getattr(owner, name)))
+        self.drop_unread()
+        for owner, name, _ in self.blocks():
+            setattr(owner, name, self.appends(getattr(owner, name)) or [ast.Pass()])
+        for owner, name, _ in self.blocks():
+            setattr(owner, name, self.before_defs(getattr(owner, name)))
+        return self.done
+
+    # -- split-tuple
+    def split(self, block: list[ast.stmt], guarded: bool) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for st in block:
+            parts = None if guarded else self._split(st)
+            if parts is None:
+                out.append(st)
+                continue
+            self.done.append(("split-tuple", ast.unparse(st)))
+            out.extend(p for p in parts if not _self_assign(p))
+        return out
+
+    def _split(self, st: ast.stmt) -> list[ast.Assign] | None:
+        if not isinstance(st, ast.Assign) or len(st.targets) != 1:
+            return None
+        t, v = st.targets[0], st.value
+        if not isinstance(t, ast.Tuple | ast.List) or not isinstance(v, ast.Tuple | ast.List):
+            return None
+        names = [x.id if isinstance(x, ast.Name) else "" for x in t.elts]
+        if "" in names or len(set(names)) != len(names) or len(v.elts) != len(names):
+            return None
+        if set(names) & self.closed:
+            return None
+        for k, e in enumerate(v.elts):
+            if not _inert(e):
+                return None
+            if any(_name_in(e, n) for j, n in enumerate(names) if j != k):
+                return None
+        return [
+            ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=e, lineno=0)
+            for n, e in zip(names, v.elts, strict=True)
+        ]
+
+    # -- pushed-into-if
+    def push(self, block: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for st in block:
+            x = _extend_of(st)
+            prev = out[-1] if out else None
+            if (
+                x is not None
+                and isinstance(x[1], ast.Name)
+                and isinstance(prev, ast.If)
+                and _stores(prev, x[1].id)
+            ):
+                _push_into(prev, st, x[1].id)
+                self.done.append(("pushed-into-if", ast.unparse(st)))
+                continue
+            out.append(st)
+        return out
+
+    # -- inlined-list
+    def inline(self, block: list[ast.stmt]) -> list[ast.stmt]:
+        for k, st in enumerate(block):
+            x = _extend_of(st)
+            if x is None or not isinstance(x[1], ast.Name) or x[1].id in self.closed:
+                continue
+            name = x[1].id
+            for j in range(k - 1, -1, -1):
+                prior = block[j]
+                if not _name_in(prior, name):
+                    continue
+                if (
+                    isinstance(prior, ast.Assign)
+                    and len(prior.targets) == 1
+                    and isinstance(prior.targets[0], ast.Name)
+                    and prior.targets[0].id == name
+                    and _constant_list(prior.value)
+                ):
+                    call = st.value  # type: ignore[attr-defined]
+                    call.args = [copy.deepcopy(prior.value)]
+                    self.done.append(("inlined-list", name))
+                break
+        return block
+
+    def drop_unread(self) -> None:
+        """``X = [constants]`` whose ``X`` nothing reads any more goes (no behaviour)."""
+        # A ``del X`` would fail once the assignment is gone: it counts as a read.
+        loads = {
+            n.id
+            for n in ast.walk(self.fn)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load | ast.Del)
+        }
+        told = {t for k, t in self.done if k == "inlined-list"}
+        for owner, name, _ in self.blocks():
+            block = getattr(owner, name)
+            kept = [
+                st
+                for st in block
+                if not (
+                    isinstance(st, ast.Assign)
+                    and len(st.targets) == 1
+                    and isinstance(st.targets[0], ast.Name)
+                    and st.targets[0].id in told
+                    and st.targets[0].id not in loads
+                    and st.targets[0].id not in self.closed
+                    and _constant_list(st.value)
+                )
+            ]
+            setattr(owner, name, kept or [ast.Pass()])
+
+    # -- extend-as-append
+    def appends(self, block: list[ast.stmt]) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for st in block:
+            x = _extend_of(st)
+            if x is None or not isinstance(x[1], ast.List) or not self.is_list(x[0], st):
+                out.append(st)
+                continue
+            elts = x[1].elts
+            if len(elts) > 1 and not all(isinstance(e, ast.Constant) for e in elts):
+                out.append(st)
+                continue
+            if any(isinstance(e, ast.Starred) for e in elts):
+                out.append(st)
+                continue
+            self.done.append(("extend-as-append", ast.unparse(st)))
+            out.extend(_append(x[0], e) for e in elts)
+        return out
+
+    def is_list(self, name: str, st: ast.stmt) -> bool:
+        """``name`` is bound exactly once in the function, by a top-level ``name = [...]``
+        that comes before the top-level statement holding ``st``."""
+        fn = self.fn
+        if name in self.closed or name in {a.arg for a in _params(fn)}:
+            return False
+        stores = [
+            n
+            for n in ast.walk(fn)
+            if (isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id == name)
+            or (isinstance(n, (*_FUNCS, ast.ClassDef)) and n.name == name and n is not fn)
+            or (isinstance(n, ast.ExceptHandler) and n.name == name)
+            or (
+                isinstance(n, (ast.Import, ast.ImportFrom))
+                and any((a.asname or a.name.split(".")[0]) == name for a in n.names)
+            )
+            or (isinstance(n, ast.arg) and n.arg == name)
+            or isinstance(n, ast.MatchAs | ast.MatchStar | ast.MatchMapping)
+        ]
+        if len(stores) != 1:
+            return False
+        where = next(
+            (i for i, top in enumerate(fn.body) if any(x is st for x in ast.walk(top))), -1
+        )
+        binder = next(
+            (
+                i
+                for i, top in enumerate(fn.body)
+                if isinstance(top, ast.Assign)
+                and len(top.targets) == 1
+                and top.targets[0] is stores[0]
+                and isinstance(top.value, ast.List)
+            ),
+            None,
+        )
+        return binder is not None and binder < where
+
+    # -- append-before-def
+    def before_defs(self, block: list[ast.stmt]) -> list[ast.stmt]:
+        out = list(block)
+        for i in range(len(out)):
+            st = out[i]
+            name = _append_of(st)
+            if name is None or not self.is_list(name, st):
+                continue
+            k = i
+            while k > 0 and _plain_def(out[k - 1]) and out[k - 1].name != name:  # type: ignore[attr-defined]
+                k -= 1
+            if k < i:
+                out.insert(k, out.pop(i))
+                self.done.append(("append-before-def", ast.unparse(st)))
+        return out
+
+
+def normal_form(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, str]]:
+    """Rewrite ``fn`` in place to the one spelling of the module docstring; the rewrites made."""
+    return _Form(fn).run()
+
+
+def _inert(e: ast.expr) -> bool:
+    if isinstance(e, ast.Name | ast.Constant):
+        return True
+    if isinstance(e, ast.List | ast.Tuple):
+        return all(isinstance(x, ast.Name | ast.Constant) for x in e.elts)
+    return False
+
+
+def _constant_list(e: ast.expr) -> bool:
+    return isinstance(e, ast.List) and all(isinstance(x, ast.Constant) for x in e.elts)
+
+
+def _self_assign(st: ast.Assign) -> bool:
+    t, v = st.targets[0], st.value
+    return isinstance(t, ast.Name) and isinstance(v, ast.Name) and t.id == v.id
+
+
+def _extend_of(st: ast.stmt) -> tuple[str, ast.expr] | None:
+    """``L.extend(arg)`` as a statement: (L, arg)."""
+    if not isinstance(st, ast.Expr) or not isinstance(st.value, ast.Call):
+        return None
+    c = st.value
+    f = c.func
+    if (
+        isinstance(f, ast.Attribute)
+        and f.attr == "extend"
+        and isinstance(f.value, ast.Name)
+        and len(c.args) == 1
+        and not c.keywords
+        and not isinstance(c.args[0], ast.Starred)
+    ):
+        return f.value.id, c.args[0]
+    return None
+
+
+def _append_of(st: ast.stmt) -> str | None:
+    """``L`` of a statement ``L.append(<constant>)``."""
+    if not isinstance(st, ast.Expr) or not isinstance(st.value, ast.Call):
+        return None
+    c = st.value
+    f = c.func
+    if (
+        isinstance(f, ast.Attribute)
+        and f.attr == "append"
+        and isinstance(f.value, ast.Name)
+        and len(c.args) == 1
+        and not c.keywords
+        and isinstance(c.args[0], ast.Constant)
+    ):
+        return f.value.id
+    return None
+
+
+def _append(name: str, e: ast.expr) -> ast.stmt:
+    func = ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append", ctx=ast.Load())
+    return ast.Expr(value=ast.Call(func=func, args=[copy.deepcopy(e)], keywords=[]))
+
+
+def _plain_def(st: ast.stmt) -> bool:
+    return (
+        isinstance(st, _FUNCS)
+        and not st.decorator_list
+        and not st.args.defaults
+        and not any(d is not None for d in st.args.kw_defaults)
+    )
+
+
+def _stores(node: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        for n in _own([node])
+    )
+
+
+def _push_into(st: ast.If, moved: ast.stmt, name: str) -> None:
+    """``moved`` written at the end of each branch of ``st`` (deeper into a final ``if``
+    that binds ``name``)."""
+    for field in ("body", "orelse"):
+        block = getattr(st, field)
+        if block and isinstance(block[-1], ast.If) and _stores(block[-1], name):
+            _push_into(block[-1], moved, name)
+        else:
+            setattr(st, field, [*block, copy.deepcopy(moved)])
