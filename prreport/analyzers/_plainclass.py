@@ -63,13 +63,16 @@ is outside the model, as everywhere in prreport.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from prreport.analyzers import SourceFiles
 from prreport.analyzers._equiv import module_bindings, module_of
 from prreport.analyzers._pyscope import bound_anywhere, is_string_statement, single_binding
+from prreport.bundle import FileChange
 from prreport.textlines import split_lines
 
 _OPTIONS = frozenset(
@@ -213,34 +216,72 @@ def defining_files(sources: SourceFiles, path: str, side: str, name: str) -> lis
 
 def moved_constructions(sources: SourceFiles) -> set[str]:
     """Files defining the classes built by keyword (``n = C(a=x)``) in functions whose change
-    moves a line (the same text removed and added): what ``moved-assignment`` needs."""
+    moves a line (the same text removed and added): what ``moved-assignment`` needs. Worked
+    out once per file (the planning rounds ask again)."""
     wanted: set[str] = set()
     for f in sources.bundle.files:
         if not f.path.endswith(".py") or f.before is None or f.after is None:
             continue
-        changed = sources.changed(f)
-        old, new = split_lines(f.before), split_lines(f.after)
-        gone = {old[n - 1].strip(): n for n in changed.removed if n <= len(old)}
-        came = {new[n - 1].strip() for n in changed.added if n <= len(new)}
-        moved = [n for line, n in gone.items() if line in came and line[:1].isalpha()]
-        tree = sources.tree(f.before_path, "before") if moved else None
-        for fn in ast.walk(tree) if tree is not None else []:
-            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            if not any(fn.lineno <= n <= (fn.end_lineno or fn.lineno) for n in moved):
-                continue
-            for st in ast.walk(fn):
-                if (
-                    isinstance(st, ast.Assign)
-                    and isinstance(st.value, ast.Call)
-                    and isinstance(st.value.func, ast.Name)
-                    and st.value.func.id[:1].isupper()
-                    and st.value.keywords
-                    and not st.value.args
-                ):
-                    name = st.value.func.id
-                    wanted |= set(defining_files(sources, f.before_path, "before", name))
+        build = partial(_moved_constructions, sources, f)
+        wanted |= sources.memo(f.before_path, "before", "moved-constructions", build)
     return wanted
+
+
+def _moved_constructions(sources: SourceFiles, f: FileChange) -> frozenset[str]:
+    changed = sources.changed(f)
+    if not changed.removed or not changed.added:
+        return frozenset()
+    old = sources.memo(f.before_path, "before", "lines", partial(split_lines, f.before or ""))
+    new = sources.memo(f.path, "after", "lines", partial(split_lines, f.after or ""))
+    came = {new[n - 1].strip() for n in changed.added if n <= len(new)}
+    moved = sorted(
+        n
+        for n in changed.removed
+        if n <= len(old)
+        and (line := old[n - 1].strip())[:1].isalpha()
+        and line in came
+        # An import moved is an import move (imports are not compared as behaviour).
+        and not line.startswith(("import ", "from "))
+    )
+    tree = sources.tree(f.before_path, "before") if moved else None
+    if tree is None:
+        return frozenset()
+    wanted: set[str] = set()
+    for fn in _functions_holding(tree.body, moved):
+        for st in ast.walk(fn):
+            if (
+                isinstance(st, ast.Assign)
+                and isinstance(st.value, ast.Call)
+                and isinstance(st.value.func, ast.Name)
+                and st.value.func.id[:1].isupper()
+                and st.value.keywords
+                and not st.value.args
+            ):
+                name = st.value.func.id
+                wanted |= set(defining_files(sources, f.before_path, "before", name))
+    return frozenset(wanted)
+
+
+def _functions_holding(
+    body: Sequence[ast.AST], lines: list[int]
+) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions (nested ones too) whose span holds one of ``lines`` (sorted): only the
+    statements spanning such a line are entered, not the whole tree."""
+    for st in body:
+        if isinstance(st, ast.match_case):  # no line numbers of its own
+            yield from _functions_holding(st.body, lines)
+            continue
+        start = getattr(st, "lineno", 0)
+        end = getattr(st, "end_lineno", None) or start
+        i = bisect.bisect_left(lines, start)
+        if i == len(lines) or lines[i] > end:
+            continue
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield st
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            sub = getattr(st, field, None)
+            if isinstance(sub, list) and sub:
+                yield from _functions_holding(sub, lines)
 
 
 def class_named(
