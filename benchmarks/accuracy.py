@@ -205,6 +205,21 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
         "kinds": kinds,
         "misses": misses,
         "seconds": round(sum(r.seconds for r in results), 2),
+        # Every rewrite a finding relied on (``details.rewrites``, also per site): each needs
+        # its own wording in the report templates.
+        "rewrite_kinds": sorted({k for r in results for fd in r.findings for k in _rewrites(fd)}),
+    }
+
+
+def _rewrites(fd: Finding) -> set[str]:
+    """The kinds of the rewrites in a finding's details and in those of its sites."""
+    details = fd.details or {}
+    parts = [details, *(s for s in details.get("sites", []) or [] if isinstance(s, dict))]
+    return {
+        r["kind"]
+        for part in parts
+        for r in part.get("rewrites", []) or []
+        if isinstance(r, dict) and "kind" in r
     }
 
 

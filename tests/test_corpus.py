@@ -87,3 +87,15 @@ def test_cohorts_are_the_first_labels_they_were_set_on() -> None:
     for name, c in cohorts().items():
         if c.get("first"):
             assert labels[c["first"] - 1]["id"] == c["last_id"], name
+
+
+def test_every_rewrite_the_corpus_relies_on_is_worded_in_each_language(scores: dict) -> None:
+    # A rewrite without a wording would print its bare id ("split-elif `x`") in the report.
+    kinds = scores["rewrite_kinds"]
+    assert {"moved-assignment", "multi-return", "list-to-generator", "unreached-method"} <= set(
+        kinds
+    )
+    for lang in ("en", "zh"):
+        text = (ROOT / "templates" / lang / "text.md.j2").read_text(encoding="utf-8")
+        missing = [k for k in kinds if f'r.kind == "{k}"' not in text]
+        assert not missing, (lang, missing)

@@ -84,8 +84,8 @@ _YIELDS = (ast.Yield, ast.YieldFrom)
 _CONSUMERS = ("list", "tuple")
 _FLIP = {ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt}
 _DYNAMIC = frozenset({"locals", "vars", "eval", "exec"})
-ASSUME_PEP479 = "no StopIteration escapes the old body (a generator turns it into RuntimeError)"
-ASSUME_ORDER = "the items of {v} compare with ints as numbers do (no side effect, a total order)"
+ASSUME_PEP479 = "no StopIteration escapes the old body, which a generator turns into RuntimeError"
+ASSUME_ORDER = "the items of {v} compare with ints as numbers do: no side effect, a total order"
 
 Pair = tuple[ast.FunctionDef, ast.FunctionDef]
 
