@@ -54,7 +54,13 @@ subscripting a typing alias), ``m`` named again in ``C``'s body (``alias = m``,
 ``@m.setter``), ``__class__`` in ``C``'s body, a dunder or
 private (mangled) name, a reference search that was not whole-repository (the GitHub
 source) or a file it found that could not be read, and ``m`` as a string in code anywhere
-in the files read (``"m" in klass.__dict__``). A name composed at run time
+in the files read (``"m" in klass.__dict__``), a file read that reaches a class object
+without naming it (``__bases__``, ``__base__``, ``__mro__``, ``mro()``, ``__orig_bases__``,
+``__subclasses__``, ``getmro``, ``__annotations__``, ``get_type_hints``: then
+``type(self).__bases__[0].m`` finds the removed method) or deletes ``m`` from a class
+(``del Sub.m``, ``delattr`` with a composed name), and a direct subclass with a class decorator,
+a metaclass other than ``ABCMeta`` or ``locals``/``vars``/``exec``/``eval`` in its body (each can
+drop its own ``m``, so that the lookup goes on to ``C``). A name composed at run time
 (``getattr(self, "visit_" + kind)``) is a lookup like ``obj.m`` (case 2) unless it is made on
 a class namespace or a super proxy: a file holding such a composed prefix of ``m`` must not
 also read ``__dict__``, ``__mro__``, ``__bases__``, ``mro``, ``vars`` or ``getmro``, nor use
@@ -99,7 +105,23 @@ _NEUTRAL = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.ABC"})
 _METACLASSES = frozenset({"ABCMeta", "abc.ABCMeta"})
 _BUILTIN_DECORATORS = frozenset({"property", "staticmethod", "classmethod"})
 # What reads a class namespace or walks an MRO (with a composed method name: not a lookup).
-_REFLECTION = frozenset({"__dict__", "__mro__", "__bases__", "mro", "vars", "getmro"})
+_REFLECTION = frozenset({"__dict__", "__mro__", "__bases__", "mro", "vars", "getmro", "delattr"})
+# What yields a class object without naming it (``type(self).__bases__[0].m``): a file read
+# that holds one of them could reach the removed method on the class itself.
+_CLASS_VALUES = frozenset(
+    {
+        "__bases__",
+        "__base__",
+        "__mro__",
+        "__orig_bases__",
+        "__subclasses__",
+        "__annotations__",
+        "getmro",
+        "get_type_hints",
+    }
+)
+# What can drop a subclass's own definition from its namespace while it is built.
+_NAMESPACE = frozenset({"locals", "vars", "exec", "eval"})
 _MAX_DEPTH = 4
 # Class decorators that return the class unchanged and read none of its methods, by module.
 _IDENTITY = {
@@ -619,6 +641,10 @@ def _subclass_ok(
     """A direct subclass defines the method in its own body, reaches the removed one through
     no ``super()``, and every base it writes before ``cls`` is a class of the repository
     (with its ancestors) that uses no ``super``."""
+    if not _plain(node, sources.tree(path, side)):
+        return False  # a class decorator or metaclass may delete or replace its ``method``
+    if any(isinstance(n, ast.Name) and n.id in _NAMESPACE for n in ast.walk(node)):
+        return False  # ``locals().pop(...)`` in the class body drops the definition
     defines = False
     for st in node.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name == method:
@@ -703,6 +729,16 @@ def _uses_ok(tree: ast.Module, cls: str, method: str, prefixes: set[str]) -> boo
             return False  # imported under another name: its uses are not searched
         if id(n) in allowed:
             continue
+        if (isinstance(n, ast.Attribute) and n.attr in _CLASS_VALUES) or (
+            isinstance(n, ast.Name) and n.id in _CLASS_VALUES
+        ):
+            return False  # the class reached as a value without its name
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "mro":
+            return False  # ``type(x).mro()``
+        if isinstance(n, ast.Delete) and any(
+            isinstance(t, ast.Attribute) and t.attr == method for t in n.targets
+        ):
+            return False  # ``del Sub.m`` makes the lookup go on to the removed method
         if isinstance(n, ast.Name) and n.id == cls:
             return False
         if isinstance(n, ast.Attribute) and n.attr == cls:

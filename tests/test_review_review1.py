@@ -1,0 +1,60 @@
+"""Adversarial review (review1): shapes where a new equivalence rule claimed "same behaviour"
+though Python behaves differently. Each must stay unexplained (verdict not ``pure-refactor``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.corpus_texts import corpus_text
+from tests.gitrepo import analyse_commit
+from tests.test_shadowed_methods import _DEFINES, _HEAD, CASE, VISITOR, _shadowed
+
+# shadowed.py: one more module of the mypy 58debfad repository in which ``Checker`` (a direct
+# subclass of ``StatementVisitor`` that defines ``visit_var``) still reaches the removed
+# ``StatementVisitor.visit_var`` at run time: before it returns None, after AttributeError.
+_CALL = "\n\nRESULT = Checker().visit_var(None)\n"
+SHADOWED_REACHED = {
+    # The subclass's own definition deleted after the class is made.
+    "del-on-the-subclass": _DEFINES + "\n\ndel Checker.visit_var\n" + _CALL,
+    # ... or by a class decorator, which receives the class object.
+    "a-decorator-on-the-subclass": (
+        "def strip(k):\n    del k.visit_var\n    return k\n\n\n@strip\n" + _DEFINES + _CALL
+    ),
+    # ... or dropped from the class namespace while the body runs.
+    "locals-in-the-subclass-body": _DEFINES + "    locals().pop('visit_' + 'var')\n" + _CALL,
+    # The class reached as a value without writing its name.
+    "through-__bases__": _DEFINES.replace(
+        "return None", "return Checker.__bases__[0].visit_var(self, o)"
+    )
+    + _CALL,
+    "through-__base__": _DEFINES.replace(
+        "return None", "return type(self).__base__.visit_var(self, o)"
+    )
+    + _CALL,
+    "through-__mro__": _DEFINES.replace(
+        "return None", "return type(self).__mro__[1].visit_var(self, o)"
+    )
+    + _CALL,
+    "through-mro()": _DEFINES.replace(
+        "return None", "return type(self).mro()[1].visit_var(self, o)"
+    )
+    + _CALL,
+    "through-an-annotation": (
+        _DEFINES + "\n\ndef f(v: StatementVisitor) -> None:\n    pass\n\n\n"
+        "import typing\n\nPLAIN = typing.get_type_hints(f)['v'].visit_var\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(SHADOWED_REACHED))
+def test_shadowed_method_still_reached(tmp_path: Path, variant: str):
+    base = {
+        "mypy/__init__.py": "",
+        VISITOR: corpus_text(CASE, VISITOR, "before"),
+        "mypy/extra.py": _HEAD + SHADOWED_REACHED[variant],
+    }
+    a = analyse_commit(tmp_path, base, {VISITOR: corpus_text(CASE, VISITOR, "after")}, "move (#9)")
+    assert _shadowed(a) == []
+    assert a.model.summary.verdict != "pure-refactor"
