@@ -58,3 +58,37 @@ def test_shadowed_method_still_reached(tmp_path: Path, variant: str):
     a = analyse_commit(tmp_path, base, {VISITOR: corpus_text(CASE, VISITOR, "after")}, "move (#9)")
     assert _shadowed(a) == []
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# _plainclass / moved-assignment: a construction of a plain dataclass moved within its block.
+_MODEL = (
+    "from dataclasses import dataclass\n\n\n@dataclass\nclass Box:\n    f: int\n    g: int = 0\n"
+)
+
+
+def _moved(tmp_path: Path, before: str, after: str, model: str = _MODEL) -> str:
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/consts.py": "LIMIT = 3\n",
+        "pkg/model.py": model,
+        "pkg/use.py": before,
+    }
+    a = analyse_commit(tmp_path, base, {"pkg/use.py": after}, "move (#9)")
+    return a.model.summary.verdict
+
+
+def test_a_construction_from_a_maybe_unbound_local_does_not_move(tmp_path: Path):
+    # make(False, log): before, UnboundLocalError and log stays []; after, log == ["x"] first.
+    head = "from pkg.model import Box\n\n\ndef make(flag, log):\n    if flag:\n        a = 1\n"
+    built, logged = "    n = Box(f=a)\n", '    log.append("x")\n'
+    before = head + built + logged + "    return n\n"
+    after = head + logged + built + "    return n\n"
+    assert _moved(tmp_path, before, after) != "pure-refactor"
+
+
+def test_a_construction_from_a_bound_local_still_moves(tmp_path: Path):
+    head = "from pkg.model import Box\n\n\ndef make(flag, log):\n    a = 1 if flag else 2\n"
+    built, logged = "    n = Box(f=a, g=flag)\n", '    log.append("x")\n'
+    before = head + built + logged + "    return n\n"
+    after = head + logged + built + "    return n\n"
+    assert _moved(tmp_path, before, after) == "pure-refactor"

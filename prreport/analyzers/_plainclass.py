@@ -30,7 +30,9 @@ Moving ``n = C(f=a)`` across statements of its block (``_rewrites``) is then sou
 statements do not mention ``n`` (nor hold a nested def, lambda or class that could close over
 it) and rebind none of the argument names, each a constant, an imported object or a local of
 the function's own scope (a global could be rebound by any call; a name only a nested def
-assigns is such a global): the construction has no effect to reorder and raises nothing, so
+assigns is such a global) that is surely bound where the construction stood (a parameter, or
+assigned by an earlier statement of the block) and that nothing unbinds (``del``,
+``except ... as``: reading an unbound local raises): the construction has no effect to reorder and raises nothing, so
 which statement raises first, or whether a ``yield``/``await`` suspends between, cannot tell
 the two orders apart; it runs as many times as before (the same block), each time giving a new
 object nothing else refers to (identity and aliasing unchanged); ``locals()``/``eval``/

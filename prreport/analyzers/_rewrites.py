@@ -308,7 +308,7 @@ class _Normalise:
                 while k < len(out) and not _mentions(out[k], name):
                     k += 1
                 if built and k > i + 1:
-                    fact = self._built(st.value, out[i + 1 : k], fn, stores)  # type: ignore[attr-defined]
+                    fact = self._built(st.value, out[:i], out[i + 1 : k], fn, stores)  # type: ignore[attr-defined]
                     if fact is None:
                         k = i + 1
                     else:
@@ -321,10 +321,19 @@ class _Normalise:
         return out
 
     def _built(
-        self, call: ast.Call, across: list[ast.stmt], fn: ast.AST, stores: Counter[str]
+        self,
+        call: ast.Call,
+        earlier: list[ast.stmt],
+        across: list[ast.stmt],
+        fn: ast.AST,
+        stores: Counter[str],
     ) -> str | None:
         """The fact that lets ``call`` move across ``across``: it builds a plain dataclass from
-        constants, imported objects and locals none of ``across`` rebinds (None: it may not)."""
+        constants, imported objects and locals none of ``across`` rebinds (None: it may not).
+        Each local is bound where the call stood (a parameter, or assigned by a statement of
+        ``earlier``, the block before it) and never unbound (``del``, ``except ... as``):
+        reading an unbound local raises, and the construction would raise before or after
+        the statements it moved across."""
         if self.inert is None:
             return None
         func = call.func
@@ -357,6 +366,8 @@ class _Normalise:
                 continue
             if not isinstance(v, ast.Name) or v.id not in own or v.id in rebound | imported:
                 return None  # a global a call could rebind, or a local rebound on the way
+            if not _bound_before(v.id, earlier, fn):
+                return None  # maybe unbound: ``UnboundLocalError`` at another point
         return fact
 
     def _inline_locals(
@@ -659,6 +670,35 @@ def _own_locals(fn: ast.AST) -> set[str]:
             out.add(node.id)
         stack.extend(ast.iter_child_nodes(node))
     return out
+
+
+def _bound_before(name: str, earlier: list[ast.stmt], fn: ast.AST) -> bool:
+    """``name`` is surely bound after ``earlier`` (statements of one block of ``fn``): a
+    parameter of ``fn``, or the target of a plain assignment among ``earlier``; and nothing in
+    ``fn`` unbinds it (``del name``, ``except ... as name``)."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Del):
+            return False
+        if isinstance(n, ast.ExceptHandler) and n.name == name:
+            return False
+    args = getattr(fn, "args", None)
+    if isinstance(args, ast.arguments) and any(
+        a.arg == name for a in ast.walk(args) if isinstance(a, ast.arg)
+    ):
+        return True
+    for st in earlier:
+        if isinstance(st, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in st.targets
+        ):
+            return True
+        if (
+            isinstance(st, ast.AnnAssign)
+            and st.value is not None
+            and isinstance(st.target, ast.Name)
+            and st.target.id == name
+        ):
+            return True
+    return False
 
 
 def _loads_in(st: ast.stmt, name: str) -> bool:
