@@ -92,3 +92,15 @@ def test_a_construction_from_a_bound_local_still_moves(tmp_path: Path):
     before = head + built + logged + "    return n\n"
     after = head + logged + built + "    return n\n"
     assert _moved(tmp_path, before, after) == "pure-refactor"
+
+
+def test_a_construction_of_a_class_with_a_finalizer_does_not_move(tmp_path: Path):
+    # make(None): before, Box(f=1) is built and its __del__ prints when the AttributeError
+    # unwinds the frame; after, nothing is built and nothing printed.
+    model = _MODEL + "\n    def __del__(self):\n        print('del', self.f)\n"
+    head = "from pkg.model import Box\n\n\ndef make(log):\n"
+    built, logged = "    n = Box(f=1)\n", "    log.append(1)\n"
+    before = head + built + logged + "    return n\n"
+    after = head + logged + built + "    return n\n"
+    assert _moved(tmp_path, before, after, model) != "pure-refactor"
+    assert _moved(tmp_path / "plain", before, after) == "pure-refactor"

@@ -15,7 +15,9 @@ A class is *plain* when its source (read from the repository, never guessed) sho
   read by a name that is no field) whose names are not field names, its bases' included, and
   not a hook that runs on construction or attribute access (``__init__``, ``__new__``,
   ``__setattr__``, ``__getattr__``, ``__getattribute__``, ``__delattr__``, ``__init_subclass__``,
-  ``__set_name__``, ``__get__``, ``__set__``, ``__delete__``, ``__class_getitem__``; a
+  ``__set_name__``, ``__get__``, ``__set__``, ``__delete__``, ``__class_getitem__``, nor
+  ``__del__``, which runs when the object is dropped: a construction moved across a statement
+  that raises would be built, and finalized, or not; a
   ``__post_init__`` only of the shape below);
 - the builtins it uses as factories are not rebound in its module, and the class name is bound
   once in its module (``_pyscope.single_binding``), as is the name a caller builds it by.
@@ -97,6 +99,7 @@ _HOOKS = frozenset(
     {
         "__init__",
         "__new__",
+        "__del__",
         "__post_init__",
         "__setattr__",
         "__getattr__",
