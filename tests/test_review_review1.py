@@ -104,3 +104,26 @@ def test_a_construction_of_a_class_with_a_finalizer_does_not_move(tmp_path: Path
     after = head + logged + built + "    return n\n"
     assert _moved(tmp_path, before, after, model) != "pure-refactor"
     assert _moved(tmp_path / "plain", before, after) == "pure-refactor"
+
+
+_BUMP = (
+    "from pkg.consts import LIMIT\nfrom pkg.model import Box\n\n\n"
+    "def bump():\n    global LIMIT\n    LIMIT = 99\n\n\n"
+)
+
+
+def test_a_construction_from_an_imported_name_the_module_rebinds_does_not_move(tmp_path: Path):
+    # before: n.f == 3 (built before bump() rebinds LIMIT); after: n.f == 99.
+    head = _BUMP + "def make(log):\n"
+    built, between = "    n = Box(f=LIMIT)\n", "    bump()\n    log.append(1)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    assert _moved(tmp_path, before, after) != "pure-refactor"
+
+
+def test_a_construction_from_an_imported_name_bound_once_still_moves(tmp_path: Path):
+    head = "from pkg.consts import LIMIT\nfrom pkg.model import Box\n\n\ndef make(log):\n"
+    built, between = "    n = Box(f=LIMIT)\n", "    log.append(1)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    assert _moved(tmp_path, before, after) == "pure-refactor"

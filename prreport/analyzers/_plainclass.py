@@ -30,7 +30,9 @@ such a construction may move within its block like a constant: ``moved-assignmen
 
 Moving ``n = C(f=a)`` across statements of its block (``_rewrites``) is then sound when those
 statements do not mention ``n`` (nor hold a nested def, lambda or class that could close over
-it) and rebind none of the argument names, each a constant, an imported object or a local of
+it) and rebind none of the argument names, each a constant, an imported object (a name its one
+import binds, not rebound anywhere in the module, e.g. by ``global`` in a function a call
+between could run; not ``module.attr``, which any code may assign) or a local of
 the function's own scope (a global could be rebound by any call; a name only a nested def
 assigns is such a global) that is surely bound where the construction stood (a parameter, or
 assigned by an earlier statement of the block) and that nothing unbinds (``del``,
@@ -556,9 +558,34 @@ def constructions(
             cls = class_named(sources, path, side, func.id)
         if cls is None or not cls.builds(call):
             return None
+        if not all(_stays(sources, path, side, n.id[1:]) for n in _imported(call)):
+            return None
         return cls.fact()
 
     return fact
+
+
+def _imported(call: ast.Call) -> Iterator[ast.Name]:
+    """The imported objects (``@module.name`` in a canonical tree) among a call's arguments."""
+    for k in call.keywords:
+        for n in ast.walk(k.value):
+            if isinstance(n, ast.Name) and n.id.startswith("@"):
+                yield n
+
+
+def _stays(sources: SourceFiles, path: str, side: str, full: str) -> bool:
+    """``full`` is what a name of module ``path`` is bound to by its one import, bound nowhere
+    else in the module (no ``global name`` in a function a moved-across call could run), so
+    reading it gives the same object before and after the statements a construction moves
+    across. ``module.attr`` through a module object is not: any code may assign it."""
+    tree = sources.tree(path, side)
+    if tree is None:
+        return False
+    names = module_bindings(tree, path)
+    return any(
+        target == full and isinstance(single_binding(tree, name), ast.Import | ast.ImportFrom)
+        for name, target in names.items()
+    )
 
 
 def stable_field(
