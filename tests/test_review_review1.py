@@ -127,3 +127,37 @@ def test_a_construction_from_an_imported_name_bound_once_still_moves(tmp_path: P
     before = head + built + between + "    return n\n"
     after = head + between + built + "    return n\n"
     assert _moved(tmp_path, before, after) == "pure-refactor"
+
+
+# _expand / stable_field: ``h(v.a)`` expanded reads ``v.a`` where the body uses it (maybe never).
+_FRESH = (
+    "from dataclasses import dataclass\n\n\n@dataclass\nclass P:\n    a: int\n\n\n"
+    "def make(n):\n    return P(a=n)\n\n\n"
+)
+_HELPER = "def helper(x, y):\n    if y:\n        return x\n    return 0\n\n\n"
+
+
+def _reread_details(tmp_path: Path, assign: str) -> list[str]:
+    before = _FRESH + _HELPER + f"def g(flag, y):\n{assign}    return helper(v.a, y)\n"
+    after = _FRESH + f"def g(flag, y):\n{assign}    if y:\n        return v.a\n    return 0\n"
+    base = {"pkg/__init__.py": "", "pkg/m.py": before}
+    a = analyse_commit(tmp_path, base, {"pkg/m.py": after}, "inline (#9)")
+    return [
+        r["detail"]
+        for f in a.findings
+        if f.kind == "code.inlined"
+        for s in f.details.get("sites", [])
+        for r in s.get("rewrites", [])
+        if r["kind"] == "reread-argument"
+    ]
+
+
+def test_a_fresh_instance_maybe_unbound_is_no_proof_of_the_reread(tmp_path: Path):
+    # g(False, False): before, helper(v.a, y) raises UnboundLocalError; after, it returns 0.
+    details = _reread_details(tmp_path, "    if flag:\n        v = make(1)\n")
+    assert not any(d.startswith("fresh|") for d in details)
+
+
+def test_a_fresh_instance_bound_in_the_block_still_proves_the_reread(tmp_path: Path):
+    details = _reread_details(tmp_path, "    v = make(1)\n")
+    assert details == ["fresh|v|pkg.m.P|make"]

@@ -58,7 +58,9 @@ by keyword in functions whose change moves a line.
 ``stable_field`` proves the other fact: ``v.a`` reads the same object wherever it is read, when
 ``v`` is a local assigned once, by ``v = F(...)`` where ``F`` is a plain function of the same
 module whose every exit is ``return C(...)`` (``C`` plain) or ``raise``, and every use of ``v``
-is a read of an ``__init__`` field of ``C``: the object is new, only ``v`` refers to it (it is
+is a read of an ``__init__`` field of ``C`` in a statement after ``v = F(...)`` in its own block
+(so ``v`` is bound there: a read where it may be unbound raises, and the expansion may read it
+fewer times): the object is new, only ``v`` refers to it (it is
 never passed, called, stored or written through), so no code can reach it to change the field,
 and reading a field of a plain class runs no code and cannot fail. Ruled out: a nested scope or
 ``locals()``/``eval``/``global`` seeing ``v``; ``v`` a parameter; a generator or decorated
@@ -654,9 +656,12 @@ def stable_field(
         return None
     fields = {f.name for f in cls.fields if f.init or f.default}
     parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    after = _after_in_block(fn, made)
     for n in ast.walk(fn):
         if not (isinstance(n, ast.Name) and n.id == v and isinstance(n.ctx, ast.Load)):
             continue
+        if id(n) not in after:
+            return None  # maybe read before ``v`` is bound: that read raises, a later one not
         up = parents.get(id(n))
         if not (
             isinstance(up, ast.Attribute)
@@ -667,6 +672,18 @@ def stable_field(
             return None  # passed, called through, written or deleted: it may change
     # ``fresh|variable|class|function``: a rewrite's detail (the templates word it).
     return "|".join(("fresh", v, cls.name, maker.id))
+
+
+def _after_in_block(fn: ast.AST, st: ast.stmt) -> set[int]:
+    """The nodes of the statements that follow ``st`` in its own block: whenever one of them
+    runs, ``st`` has just run to its end (a read there of what ``st`` binds cannot fail)."""
+    for node in ast.walk(fn):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and any(x is st for x in block):
+                i = next(k for k, x in enumerate(block) if x is st)
+                return {id(n) for x in block[i + 1 :] for n in ast.walk(x)}
+    return set()
 
 
 def _always_builds(sources: SourceFiles, path: str, side: str, name: str) -> PlainClass | None:
