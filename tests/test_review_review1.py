@@ -161,3 +161,16 @@ def test_a_fresh_instance_maybe_unbound_is_no_proof_of_the_reread(tmp_path: Path
 def test_a_fresh_instance_bound_in_the_block_still_proves_the_reread(tmp_path: Path):
     details = _reread_details(tmp_path, "    v = make(1)\n")
     assert details == ["fresh|v|pkg.m.P|make"]
+
+
+def test_a_construction_does_not_move_across_a_match_capture_of_its_argument(tmp_path: Path):
+    # make(1, [5], log): before, n.f == 1; after, ``case [a]`` rebound a first: n.f == 5.
+    head = "from pkg.model import Box\n\n\ndef make(a, x, log):\n"
+    built = "    n = Box(f=a)\n"
+    between = "    match x:\n        case [a]:\n            log.append(a)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    assert _moved(tmp_path, before, after) != "pure-refactor"
+    for i, capture in enumerate(("case [*a]:", "case {**a}:", "case [1] as a:")):
+        b, c = (t.replace("case [a]:", capture) for t in (before, after))
+        assert _moved(tmp_path / str(i), b, c) != "pure-refactor"

@@ -348,17 +348,27 @@ class _Normalise:
             if isinstance(n, _IMPORTS)
             for a in n.names
         }
-        rebound = {
-            n.id
-            for st in across
-            for n in ast.walk(st)
-            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
-        } | {
-            n.name
-            for st in across
-            for n in ast.walk(st)
-            if isinstance(n, ast.ExceptHandler) and n.name
-        }
+        rebound = (
+            {
+                n.id
+                for st in across
+                for n in ast.walk(st)
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+            }
+            | {
+                n.name
+                for st in across
+                for n in ast.walk(st)
+                if isinstance(n, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and n.name
+            }
+            | {
+                # ``case {**rest}`` binds ``rest`` (a capture pattern is no ``Name`` store).
+                n.rest
+                for st in across
+                for n in ast.walk(st)
+                if isinstance(n, ast.MatchMapping) and n.rest
+            }
+        )
         own = _own_locals(fn)
         for k in call.keywords:
             v = k.value
