@@ -174,3 +174,22 @@ def test_a_construction_does_not_move_across_a_match_capture_of_its_argument(tmp
     for i, capture in enumerate(("case [*a]:", "case {**a}:", "case [1] as a:")):
         b, c = (t.replace("case [a]:", capture) for t in (before, after))
         assert _moved(tmp_path / str(i), b, c) != "pure-refactor"
+
+
+def _src_layout(tmp_path: Path, model: str, extra: dict[str, str]) -> str:
+    head = "from pkg.model import Box\n\n\ndef make(a, log):\n"
+    built, between = "    n = Box(f=a)\n", "    log.append(1)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    base = {"src/pkg/__init__.py": "", "src/pkg/model.py": model, "src/pkg/use.py": before}
+    a = analyse_commit(tmp_path, {**base, **extra}, {"src/pkg/use.py": after}, "move (#9)")
+    return a.model.summary.verdict
+
+
+def test_a_class_of_another_file_with_the_same_module_path_is_not_taken(tmp_path: Path):
+    # The imported Box (src/pkg/model.py) prints when built; a copy under aaa/pkg/model.py is
+    # plain. Moving the construction across log.append(1) reorders the print.
+    noisy = _MODEL + "\n    def __post_init__(self):\n        print('built', self.f)\n"
+    copy = {"aaa/pkg/__init__.py": "", "aaa/pkg/model.py": _MODEL}
+    assert _src_layout(tmp_path, noisy, copy) != "pure-refactor"
+    assert _src_layout(tmp_path / "one", _MODEL, {}) == "pure-refactor"

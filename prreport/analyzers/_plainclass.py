@@ -202,6 +202,17 @@ def _module_files(sources: SourceFiles, module: str) -> list[str]:
     return sorted(p for p in paths if p in wanted or p.endswith(tuple("/" + w for w in wanted)))
 
 
+def _module_file(sources: SourceFiles, module: str) -> str | None:
+    """The one repository file a dotted module can be, or None: a package re-exporting the
+    class (``__init__.py``) is not followed, and when several files could be the module (a
+    vendored or test copy, ``src/pkg/m.py`` and ``examples/pkg/m.py``) which one is imported
+    is not known."""
+    found = _module_files(sources, module)
+    if len(found) != 1 or found[0].endswith("__init__.py"):
+        return None
+    return found[0]
+
+
 def _where(sources: SourceFiles, path: str, side: str) -> tuple[str, str]:
     """The (path, side) to read a module file at, for code of ``side``: a file the change
     touches at that side, any other at head (the same before and after)."""
@@ -316,12 +327,12 @@ def _class_named(
     if target is None:
         return None
     module, _, cls = target.rpartition(".")
-    for p in _module_files(sources, module):
-        if p.endswith("__init__.py"):
-            continue  # a package re-exporting the class: not followed
-        where, at = _where(sources, p, side)
-        if sources.tree(where, at) is not None:
-            return class_named(sources, where, at, cls, depth + 1)
+    p = _module_file(sources, module)
+    if p is None:
+        return None
+    where, at = _where(sources, p, side)
+    if sources.tree(where, at) is not None:
+        return class_named(sources, where, at, cls, depth + 1)
     return None
 
 
@@ -551,11 +562,10 @@ def constructions(
         if isinstance(func, ast.Name) and func.id.startswith("@"):
             # A canonical tree spells an imported object ``@module.Name``.
             module, _, name = func.id[1:].rpartition(".")
-            for p in _module_files(sources, module):
-                if not p.endswith("__init__.py"):
-                    where, at = _where(sources, p, side)
-                    cls = class_named(sources, where, at, name)
-                    break
+            p = _module_file(sources, module)
+            if p is not None:
+                where, at = _where(sources, p, side)
+                cls = class_named(sources, where, at, name)
         elif isinstance(func, ast.Name) and func.id not in local:
             cls = class_named(sources, path, side, func.id)
         if cls is None or not cls.builds(call):
