@@ -193,3 +193,24 @@ def test_a_class_of_another_file_with_the_same_module_path_is_not_taken(tmp_path
     copy = {"aaa/pkg/__init__.py": "", "aaa/pkg/model.py": _MODEL}
     assert _src_layout(tmp_path, noisy, copy) != "pure-refactor"
     assert _src_layout(tmp_path / "one", _MODEL, {}) == "pure-refactor"
+
+
+_CLOSURES = {
+    "a-nested-def": "    def show():\n        return n\n\n",
+    "a-lambda": "    show = lambda: n\n",
+    "a-generator": "    show = (n for _ in (1,))\n",
+}
+
+
+@pytest.mark.parametrize("closure", sorted(_CLOSURES))
+@pytest.mark.parametrize("value", ["Box(f=a)", "0"])
+def test_an_assignment_a_closure_reads_does_not_move_across_a_call(
+    tmp_path: Path, closure: str, value: str
+):
+    # make(1, lambda f: f()) (cb=next for the generator): before, show sees n; after,
+    # NameError (free variable n referenced before assignment).
+    head = "from pkg.model import Box\n\n\ndef make(a, cb):\n" + _CLOSURES[closure]
+    built, between = f"    n = {value}\n", "    cb(show)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    assert _moved(tmp_path, before, after) != "pure-refactor"

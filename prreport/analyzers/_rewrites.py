@@ -11,7 +11,9 @@ proven for every input, or states the one assumption it makes:
   is the value written at that use, when the value cannot change or act between the two
   (constants, imported objects, tuples, comparisons and boolean operations of those).
 - ``moved-assignment``: ``n = <value>`` written earlier or later in the same block, when
-  nothing between mentions ``n`` and the value cannot change or act (constants, imported
+  nothing between mentions ``n``, no nested function, lambda or class of the function
+  mentions ``n`` (one defined earlier and called between would see it bound or unbound), and
+  the value cannot change or act (constants, imported
   objects, new empty containers, or, with the fact it relies on as the detail, the
   construction of a plain dataclass of the repository from locals nothing between rebinds:
   ``_plainclass``).
@@ -296,11 +298,14 @@ class _Normalise:
         stores, _, opaque = self._uses(fn)
         if opaque:
             return block
+        captured = _captured(fn)
         out = list(block)
         i = len(out) - 1
         while i >= 0:
             st = out[i]
             name = _single_name_assign(st)
+            if name in captured:
+                name = None  # a closure defined earlier, called in between, reads it
             fresh = name is not None and _fresh(st.value, stores)  # type: ignore[attr-defined]
             built = name is not None and not fresh and isinstance(st.value, ast.Call)  # type: ignore[attr-defined]
             if name is not None and (fresh or built):
@@ -662,6 +667,17 @@ def _name_uses(fn: ast.AST) -> tuple[Counter[str], Counter[str], bool]:
         elif isinstance(node, _SCOPES) and node is not fn and hasattr(node, "name"):
             stores[node.name] += 1  # type: ignore[union-attr]
     return stores, loads, opaque
+
+
+def _captured(fn: ast.AST) -> set[str]:
+    """Names a nested function, lambda, class or generator expression of ``fn`` mentions
+    (``fn``'s cell variables, among others): a call between may run that code (a generator
+    runs when consumed) and see the name bound or not yet."""
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (*_SCOPES, ast.GeneratorExp)):
+            out |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return out
 
 
 def _own_locals(fn: ast.AST) -> set[str]:
