@@ -214,3 +214,31 @@ def test_an_assignment_a_closure_reads_does_not_move_across_a_call(
     before = head + built + between + "    return n\n"
     after = head + between + built + "    return n\n"
     assert _moved(tmp_path, before, after) != "pure-refactor"
+
+
+SHADOWED_SUPER = {
+    # super(type(v), v) with v a Checker starts after Checker: StatementVisitor.visit_var.
+    "super-of-type-of-the-object": (
+        _DEFINES + "\n\ndef call_base(v, o):\n    return super(type(v), v).visit_var(o)\n"
+    ),
+    "super-of-an-alias-of-the-subclass": (
+        _DEFINES
+        + "\n\nK = Checker\n\n\ndef call_base(v, o):\n    return super(K, v).visit_var(o)\n"
+    ),
+    "super-of-type-in-another-class": (
+        _DEFINES + "\n\nclass Other:\n    def run(self, v, o):\n"
+        "        return super(type(v), v).visit_var(o)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(SHADOWED_SUPER))
+def test_shadowed_method_reached_by_an_explicit_super(tmp_path: Path, variant: str):
+    base = {
+        "mypy/__init__.py": "",
+        VISITOR: corpus_text(CASE, VISITOR, "before"),
+        "mypy/extra.py": _HEAD + SHADOWED_SUPER[variant],
+    }
+    a = analyse_commit(tmp_path, base, {VISITOR: corpus_text(CASE, VISITOR, "after")}, "move (#9)")
+    assert _shadowed(a) == []
+    assert a.model.summary.verdict != "pure-refactor"

@@ -432,15 +432,15 @@ def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -
                 return []
     # The search read the head as written (``super(S``); every file read is checked too: the
     # before side of the changed files, and ``super(mod.S, ...)`` or ``super( S`` spellings.
-    subs = {w.rpartition(":")[2] for w in found} | mixins
-    if any(not _explicit_supers_ok(tree, subs) for _p, _side, tree in files):
+    if any(not _explicit_supers_ok(tree) for _p, _side, tree in files):
         return []
     return sorted(found)
 
 
-def _explicit_supers_ok(tree: ast.Module, subclasses: set[str]) -> bool:
-    """``super(S, ...)`` (or ``super(mod.S, ...)``) of a subclass ``S`` appears only inside
-    ``class S`` itself."""
+def _explicit_supers_ok(tree: ast.Module) -> bool:
+    """``super(X, ...)`` with arguments appears only as ``super(S, ...)`` (or
+    ``super(mod.S, ...)``) inside ``class S`` itself (any other start, ``type(obj)``, an alias
+    or a subclass named elsewhere, may skip a subclass that defines the method)."""
 
     def walk(node: ast.AST, inside: str) -> bool:
         for child in ast.iter_child_nodes(node):
@@ -451,10 +451,16 @@ def _explicit_supers_ok(tree: ast.Module, subclasses: set[str]) -> bool:
             if (
                 isinstance(child, ast.Call)
                 and _is_super(child)
-                and child.args
-                and _base_name(child.args[0]) in subclasses
-                and _base_name(child.args[0]) != inside
+                and (child.args or child.keywords)
+                and not (
+                    child.args
+                    and isinstance(child.args[0], ast.Name | ast.Attribute)
+                    and _base_name(child.args[0]) == inside
+                )
             ):
+                # ``super(S, obj)`` skips S; so may ``super(type(obj), obj)`` or
+                # ``super(alias, obj)`` with ``alias = S``: only ``super(Enclosing, ...)`` in
+                # ``class Enclosing`` itself names where it starts.
                 return False
             if not walk(child, inside):
                 return False
