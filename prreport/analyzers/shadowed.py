@@ -56,7 +56,7 @@ private (mangled) name, a reference search that was not whole-repository (the Gi
 source) or a file it found that could not be read, and ``m`` as a string in code anywhere
 in the files read (``"m" in klass.__dict__``), a file read that reaches a class object
 without naming it (``__bases__``, ``__base__``, ``__mro__``, ``mro()``, ``__orig_bases__``,
-``__subclasses__``, ``getmro``, ``__annotations__``, ``get_type_hints``: then
+``__subclasses__``, ``getmro``, ``__annotations__``, ``get_type_hints``, ``get_annotations``: then
 ``type(self).__bases__[0].m`` finds the removed method) or deletes ``m`` from a class
 (``del Sub.m``, ``delattr`` with a composed name), and a direct subclass with a class decorator,
 a metaclass other than ``ABCMeta`` or ``locals``/``vars``/``exec``/``eval`` in its body (each can
@@ -118,6 +118,7 @@ _CLASS_VALUES = frozenset(
         "__annotations__",
         "getmro",
         "get_type_hints",
+        "get_annotations",
     }
 )
 # What can drop a subclass's own definition from its namespace while it is built.
