@@ -242,3 +242,50 @@ def test_shadowed_method_reached_by_an_explicit_super(tmp_path: Path, variant: s
     a = analyse_commit(tmp_path, base, {VISITOR: corpus_text(CASE, VISITOR, "after")}, "move (#9)")
     assert _shadowed(a) == []
     assert a.model.summary.verdict != "pure-refactor"
+
+
+@pytest.mark.parametrize("value", ["Box(f=a)", "0"])
+@pytest.mark.parametrize("jump", ["break", "continue"])
+def test_an_assignment_does_not_move_across_a_break_or_continue(
+    tmp_path: Path, value: str, jump: str
+):
+    # make(1, [1]): before, n was assigned before the loop was left; after, make returns None.
+    head = "from pkg.model import Box\n\n\ndef make(a, xs):\n    n = None\n    for x in xs:\n"
+    built, between = f"        n = {value}\n", f"        if x:\n            {jump}\n"
+    tail = "        print(n)\n    return n\n"
+    before, after = head + built + between + tail, head + between + built + tail
+    assert _moved(tmp_path, before, after) != "pure-refactor"
+
+
+_CATCH = {
+    "try": (
+        "    try:\n        if a:\n",
+        "            print(n)\n    except ValueError:\n        pass\n    return n\n",
+        "            ",
+    ),
+    "with": ("    with cb:\n", "        print(n)\n    return n\n", "        "),
+}
+
+
+@pytest.mark.parametrize("value", ["Box(f=a)", "0"])
+@pytest.mark.parametrize("catch", sorted(_CATCH))
+def test_an_assignment_does_not_move_across_a_call_whose_exception_is_caught(
+    tmp_path: Path, value: str, catch: str
+):
+    # cb() raises ValueError (or cb.__exit__ suppresses it): before, make returns the value
+    # assigned first; after, None.
+    head, tail, pad = _CATCH[catch]
+    head = "from pkg.model import Box\n\n\ndef make(a, cb):\n    n = None\n" + head
+    built, between = f"{pad}n = {value}\n", f"{pad}cb()\n"
+    before, after = head + built + between + tail, head + between + built + tail
+    assert _moved(tmp_path, before, after) != "pure-refactor"
+
+
+def test_a_loop_of_its_own_between_may_break(tmp_path: Path):
+    # The break leaves the inner loop only: the construction still moves.
+    head = "from pkg.model import Box\n\n\ndef make(a, xs):\n"
+    built = "    n = Box(f=a)\n"
+    between = "    for x in xs:\n        if x:\n            break\n        print(x)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    assert _moved(tmp_path, before, after) == "pure-refactor"

@@ -12,8 +12,10 @@ proven for every input, or states the one assumption it makes:
   (constants, imported objects, tuples, comparisons and boolean operations of those).
 - ``moved-assignment``: ``n = <value>`` written earlier or later in the same block, when
   nothing between mentions ``n``, no nested function, lambda or class of the function
-  mentions ``n`` (one defined earlier and called between would see it bound or unbound), and
-  the value cannot change or act (constants, imported
+  mentions ``n`` (one defined earlier and called between would see it bound or unbound),
+  nothing between leaves the block by ``break``/``continue``, the block is in no ``try`` or
+  ``with`` of the function (an exception between, caught or suppressed there, would let
+  later code read ``n`` assigned or not), and the value cannot change or act (constants, imported
   objects, new empty containers, or, with the fact it relies on as the detail, the
   construction of a plain dataclass of the repository from locals nothing between rebinds:
   ``_plainclass``).
@@ -220,11 +222,15 @@ class _Normalise:
                     continue
                 for st in block:
                     self._visit(st, fn)
-                setattr(owner, name, self._block(block, fn) or [ast.Pass()])
+                setattr(owner, name, self._block(block, fn, owner) or [ast.Pass()])
 
     def _block(
-        self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef | None
+        self,
+        block: list[ast.stmt],
+        fn: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        owner: ast.AST | None = None,
     ) -> list[ast.stmt]:
+        """``owner``: the node (in ``fn``'s tree) whose statement list ``block`` is."""
         out: list[ast.stmt] = []
         for st in block:
             if isinstance(st, _IMPORTS):
@@ -262,7 +268,7 @@ class _Normalise:
                     st = new
             out.append(st)
         if fn is not None:
-            out = self._sink_assignments(out, fn)
+            out = self._sink_assignments(out, fn, owner)
             out = self._inline_locals(out, fn)
         return out
 
@@ -290,7 +296,10 @@ class _Normalise:
         return self._uses_value
 
     def _sink_assignments(
-        self, block: list[ast.stmt], fn: ast.FunctionDef | ast.AsyncFunctionDef
+        self,
+        block: list[ast.stmt],
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        owner: ast.AST | None = None,
     ) -> list[ast.stmt]:
         """Move each ``n = <value>`` that nothing can change or observe in between (a constant,
         an imported object, a new empty list/dict/set or a tuple of those) down to just before
@@ -298,20 +307,29 @@ class _Normalise:
         stores, _, opaque = self._uses(fn)
         if opaque:
             return block
-        captured = _captured(fn)
+        captured: set[str] | None = None  # worked out at the first candidate (walks ``fn``)
         out = list(block)
+        caught: bool | None = None  # worked out at the first move (a walk of ``fn``)
         i = len(out) - 1
         while i >= 0:
             st = out[i]
             name = _single_name_assign(st)
-            if name in captured:
-                name = None  # a closure defined earlier, called in between, reads it
+            if name is not None:
+                captured = _captured(fn) if captured is None else captured
+                if name in captured:
+                    name = None  # a closure defined earlier, called in between, reads it
             fresh = name is not None and _fresh(st.value, stores)  # type: ignore[attr-defined]
             built = name is not None and not fresh and isinstance(st.value, ast.Call)  # type: ignore[attr-defined]
             if name is not None and (fresh or built):
                 k = i + 1
-                while k < len(out) and not _mentions(out[k], name):
-                    k += 1
+                while k < len(out) and not _mentions(out[k], name) and not _jumps(out[k]):
+                    k += 1  # (``break``/``continue`` leave the block: ``n`` read after it)
+                if k > i + 1 and caught is None:
+                    caught = owner is None or _catches(fn, owner)
+                if caught:
+                    # An exception between, caught in the function (``try``, or a ``with``
+                    # that may suppress it), lets code after it read ``n`` assigned or not.
+                    k = i + 1
                 if built and k > i + 1:
                     fact = self._built(st.value, out[:i], out[i + 1 : k], fn, stores)  # type: ignore[attr-defined]
                     if fact is None:
@@ -667,6 +685,40 @@ def _name_uses(fn: ast.AST) -> tuple[Counter[str], Counter[str], bool]:
         elif isinstance(node, _SCOPES) and node is not fn and hasattr(node, "name"):
             stores[node.name] += 1  # type: ignore[union-attr]
     return stores, loads, opaque
+
+
+# ``try`` (and ``try``/``except*`` from Python 3.11) and ``with`` (``__exit__`` may suppress).
+_CATCHING: tuple[type[ast.AST], ...] = tuple(
+    getattr(ast, n) for n in ("Try", "TryStar", "With", "AsyncWith") if hasattr(ast, n)
+)
+
+
+def _catches(fn: ast.AST, owner: ast.AST) -> bool:
+    """Whether ``owner`` (whose statement list is being rewritten) is or lies in a ``try`` or
+    ``with`` statement of ``fn`` (an exception its block raises may be caught, or suppressed,
+    and the function go on)."""
+    for node in ast.walk(fn):
+        if isinstance(node, _CATCHING):
+            if any(x is owner for x in ast.walk(node)):
+                return True
+    return False
+
+
+def _jumps(st: ast.stmt) -> bool:
+    """Whether ``st`` holds a ``break`` or ``continue`` of a loop around it (not of a loop
+    within it; a loop's ``else`` belongs to the loop around)."""
+    stack: list[ast.AST] = [st]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break | ast.Continue):
+            return True
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            stack.extend(node.orelse)
+            continue
+        if isinstance(node, _SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _captured(fn: ast.AST) -> set[str]:
