@@ -289,3 +289,18 @@ def test_a_loop_of_its_own_between_may_break(tmp_path: Path):
     before = head + built + between + "    return n\n"
     after = head + between + built + "    return n\n"
     assert _moved(tmp_path, before, after) == "pure-refactor"
+
+
+@pytest.mark.parametrize("where", ["pkg/model.py", "pkg/use.py"])
+def test_a_class_its_module_or_the_building_module_patches_is_not_plain(tmp_path: Path, where: str):
+    # Box.__post_init__ set after the class: building a Box now prints, before or after the
+    # log.append(1) it moved across.
+    patch = "\n\nBox.__post_init__ = lambda self: print('built')\n"
+    head = "from pkg.model import Box\n\n\ndef make(a, log):\n"
+    built, between = "    n = Box(f=a)\n", "    log.append(1)\n"
+    before = head + built + between + "    return n\n"
+    after = head + between + built + "    return n\n"
+    if where == "pkg/model.py":
+        assert _moved(tmp_path, before, after, _MODEL + patch) != "pure-refactor"
+    else:
+        assert _moved(tmp_path, before + patch, after + patch) != "pure-refactor"

@@ -19,6 +19,9 @@ A class is *plain* when its source (read from the repository, never guessed) sho
   ``__del__``, which runs when the object is dropped: a construction moved across a statement
   that raises would be built, and finalized, or not; a
   ``__post_init__`` only of the shape below);
+- neither its module nor the module building it sets or deletes one of its attributes
+  (``C.__post_init__ = f``, ``setattr(C, ...)``; patching from any other module of the
+  repository, which is not searched, is outside what is checked);
 - the builtins it uses as factories are not rebound in its module, and the class name is bound
   once in its module (``_pyscope.single_binding``), as is the name a caller builds it by.
 
@@ -336,10 +339,36 @@ def _class_named(
     return None
 
 
+def _patched(tree: ast.Module, names: set[str]) -> bool:
+    """Whether the module sets or deletes an attribute of a class it names ``names``
+    (``C.__post_init__ = f``, ``del C.x``, ``setattr(C, ...)``): then the class is not what its
+    body says."""
+    for n in ast.walk(tree):
+        if (
+            isinstance(n, ast.Attribute)
+            and not isinstance(n.ctx, ast.Load)
+            and isinstance(n.value, ast.Name)
+            and n.value.id in names
+        ):
+            return True
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name)
+            and n.func.id in ("setattr", "delattr")
+            and n.args
+            and isinstance(n.args[0], ast.Name)
+            and n.args[0].id in names
+        ):
+            return True
+    return False
+
+
 def _plain(
     sources: SourceFiles, tree: ast.Module, path: str, side: str, cls: ast.ClassDef, depth: int
 ) -> PlainClass | None:
     if cls.keywords or len(cls.decorator_list) != 1:
+        return None
+    if _patched(tree, {cls.name}):
         return None
     deco = cls.decorator_list[0]
     frozen = False
@@ -570,6 +599,15 @@ def constructions(
             cls = class_named(sources, path, side, func.id)
         if cls is None or not cls.builds(call):
             return None
+        tree = sources.tree(path, side)
+        if tree is None or not isinstance(func, ast.Name):
+            return None
+        full = func.id[1:] if func.id.startswith("@") else None
+        spelled = {func.id} | {
+            n for n, t in module_bindings(tree, path).items() if full is not None and t == full
+        }
+        if _patched(tree, spelled):
+            return None  # the calling module patches the class
         if not all(_stays(sources, path, side, n.id[1:]) for n in _imported(call)):
             return None
         return cls.fact()
