@@ -304,3 +304,28 @@ def test_a_class_its_module_or_the_building_module_patches_is_not_plain(tmp_path
         assert _moved(tmp_path, before, after, _MODEL + patch) != "pure-refactor"
     else:
         assert _moved(tmp_path, before + patch, after + patch) != "pure-refactor"
+
+
+_DROPS = (
+    "class M(type):\n    def __new__(mcls, name, bases, ns):\n"
+    "        ns.pop('visit_' + 'var', None)\n"
+    "        return super().__new__(mcls, name, bases, ns)\n\n\n"
+    "class Mixin(metaclass=M):\n    pass\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    "order", ["(Mixin, StatementVisitor[None])", "(StatementVisitor[None], Mixin)"]
+)
+def test_shadowed_method_dropped_by_the_metaclass_of_another_base(tmp_path: Path, order: str):
+    # Checker's metaclass is M (from Mixin): it drops Checker's own visit_var, so
+    # Checker().visit_var found StatementVisitor's before, and fails after.
+    extra = _DROPS + _DEFINES.replace("(StatementVisitor[None])", order) + _CALL
+    base = {
+        "mypy/__init__.py": "",
+        VISITOR: corpus_text(CASE, VISITOR, "before"),
+        "mypy/extra.py": _HEAD + extra,
+    }
+    a = analyse_commit(tmp_path, base, {VISITOR: corpus_text(CASE, VISITOR, "after")}, "move (#9)")
+    assert _shadowed(a) == []
+    assert a.model.summary.verdict != "pure-refactor"

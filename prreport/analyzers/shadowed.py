@@ -59,7 +59,9 @@ without naming it (``__bases__``, ``__base__``, ``__mro__``, ``mro()``, ``__orig
 ``__subclasses__``, ``getmro``, ``__annotations__``, ``get_type_hints``, ``get_annotations``: then
 ``type(self).__bases__[0].m`` finds the removed method) or deletes ``m`` from a class
 (``del Sub.m``, ``delattr`` with a composed name), and a direct subclass with a class decorator,
-a metaclass other than ``ABCMeta`` or ``locals``/``vars``/``exec``/``eval`` in its body (each can
+a metaclass other than ``ABCMeta`` (its own, or one of a base: a base written before ``C`` must
+be plain and have no ``__init_subclass__``, and no base but ``Generic``/``object`` may be written
+after ``C``, where it is not read), or ``locals``/``vars``/``exec``/``eval`` in its body (each can
 drop its own ``m``, so that the lookup goes on to ``C``). A name composed at run time
 (``getattr(self, "visit_" + kind)``) is a lookup like ``obj.m`` (case 2) unless it is made on
 a class namespace or a super proxy: a file holding such a composed prefix of ``m`` must not
@@ -354,12 +356,14 @@ class _Mixins:
     names: tuple[str, ...]
     wanted: tuple[str, ...]  # files that would resolve the rest (none: all read, or not ours)
     complete: bool  # every one of them was read from the repository
+    plain: bool = True  # no metaclass but ABCMeta, no class decorator, no subclass hook
 
 
 def _mixins(sources: SourceFiles, path: str, side: str, node: ast.ClassDef, cls: str) -> _Mixins:
     nodes: list[ast.ClassDef] = []
     wanted: list[str] = []
     complete = True
+    plain = True
     todo = [(path, side, b, 0) for b in _before(node, cls)]
     while todo:
         p, sd, base, depth = todo.pop()
@@ -374,11 +378,13 @@ def _mixins(sources: SourceFiles, path: str, side: str, node: ast.ClassDef, cls:
             complete = False
             continue
         nodes.append(bdef.node)
+        if not (_plain(bdef.node, sources.tree(bpath, bside)) and _hierarchy_ok(bdef.node)):
+            plain = False  # its metaclass or ``__init_subclass__`` runs on the subclass
         for b in bdef.node.bases:
             if ast.unparse(b.value if isinstance(b, ast.Subscript) else b) not in _NEUTRAL:
                 todo.append((bpath, bside, b, depth + 1))
     names = tuple(sorted({n.name for n in nodes}))
-    return _Mixins(tuple(nodes), names, tuple(wanted), complete)
+    return _Mixins(tuple(nodes), names, tuple(wanted), complete, plain)
 
 
 def _shadowing(bundle: PullRequestBundle, sources: SourceFiles, c: _Candidate) -> list[str]:
@@ -681,8 +687,22 @@ def _subclass_ok(
                 n.args and not (isinstance(n.args[0], ast.Name) and n.args[0].id == node.name)
             ):
                 return False
+    if _after(node, cls):
+        return False  # a base written after ``cls`` is not read: its metaclass may drop ``method``
     mixins = _mixins(sources, path, side, node, cls)
-    return mixins.complete and not any(_uses_super(m) for m in mixins.nodes)
+    return mixins.complete and mixins.plain and not any(_uses_super(m) for m in mixins.nodes)
+
+
+def _after(node: ast.ClassDef, cls: str) -> list[ast.expr]:
+    """The bases a class writes after ``cls`` (``Generic[T]``, ``object`` left out)."""
+    names = [_base_name(b) for b in node.bases]
+    if cls not in names:
+        return []
+    return [
+        b
+        for b in node.bases[names.index(cls) + 1 :]
+        if ast.unparse(b.value if isinstance(b, ast.Subscript) else b) not in _NEUTRAL
+    ]
 
 
 def _uses_super(node: ast.ClassDef) -> bool:
