@@ -37,7 +37,10 @@ a refactor, and both must be proven (``list-to-generator``):
    ``x = list(x)`` (the assignment last in ``if`` bodies is followed by the statement after
    the ``if``: no ``try``, ``with`` or loop in between), ``x`` a plain local of a function (not
    module or class level, not ``global``/``nonlocal``, read by no nested function or lambda:
-   while ``list(x)`` runs the body, ``x`` holds the generator, not the old value). ``set``/``sorted``/a ``for`` loop are
+   while ``list(x)`` runs the body, ``x`` holds the generator, not the old value), and no
+   ``try`` or ``with`` of that function encloses the assignment (an exception of the body,
+   caught or suppressed there, would leave ``x`` holding the generator instead of its old
+   value). ``set``/``sorted``/a ``for`` loop are
    not accepted: they run code (``__hash__``, ``__lt__``, the loop body) between two steps of
    the generator. So every side effect, warning and exception of the body happens at the same
    point of the caller as before, and the caller sees a new list with the same elements.
@@ -226,6 +229,20 @@ def _plain_local(assign: ast.Assign, name: str, parents: dict[int, ast.AST]) -> 
     return True
 
 
+_GUARDS = (ast.Try, getattr(ast, "TryStar", ast.Try), ast.With, ast.AsyncWith)
+
+
+def _guarded(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether a ``try`` or ``with`` of the function holding ``node`` encloses it: an exception
+    raised there can be caught (or suppressed) and the function go on, seeing what was bound."""
+    up = parents.get(id(node))
+    while up is not None and not isinstance(up, (*_SCOPES, ast.Module)):
+        if isinstance(up, _GUARDS):
+            return True
+        up = parents.get(id(up))
+    return False
+
+
 def _consumed(
     call: ast.Call,
     parents: dict[int, ast.AST],
@@ -264,7 +281,7 @@ def _consumed(
     ):
         return False
     target = parent.targets[0].id
-    if not _plain_local(parent, target, parents):
+    if not _plain_local(parent, target, parents) or _guarded(parent, parents):
         return False
     stmt: ast.stmt = parent
     while True:
