@@ -78,3 +78,87 @@ def test_list_to_generator_caller_in_with_sees_the_generator(tmp_path: Path):
     a = _run(tmp_path, before, after)
     assert _kind(a, "_items") == "behavior.changed"
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# --- list-to-generator: a display split into yields inside a try -----------------------------
+
+
+def _caller(name: str) -> str:
+    return f"\n\ndef total(n):\n    return list({name}(n))\n"
+
+
+def test_list_to_generator_returned_display_in_try_is_not_split(tmp_path: Path):
+    # _items("x") returned [2] before (the display failed as a whole); the generator has
+    # yielded 1 before int("x") raises, so list(_items("x")) is [1, 2].
+    before = (
+        "def _items(n):\n"
+        "    try:\n"
+        "        return [1, int(n)]\n"
+        "    except ValueError:\n"
+        "        return [2]\n"
+        "    return []\n" + _caller("_items")
+    )
+    after = (
+        "def _items(n):\n"
+        "    try:\n"
+        "        yield 1\n"
+        "        yield int(n)\n"
+        "        return\n"
+        "    except ValueError:\n"
+        "        yield 2\n"
+        "        return\n" + _caller("_items")
+    )
+    a = _run(tmp_path, before, after)
+    assert _kind(a, "_items") == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_list_to_generator_extended_display_in_try_is_not_split(tmp_path: Path):
+    # out.extend([1, int(n)]) appended nothing when int(n) failed; the generator has yielded 1.
+    before = (
+        "def _items(n):\n"
+        "    out = []\n"
+        "    try:\n"
+        "        out.extend([1, int(n)])\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    return out\n" + _caller("_items")
+    )
+    after = (
+        "def _items(n):\n"
+        "    try:\n"
+        "        yield 1\n"
+        "        yield int(n)\n"
+        "    except ValueError:\n"
+        "        pass\n" + _caller("_items")
+    )
+    a = _run(tmp_path, before, after)
+    assert _kind(a, "_items") == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_list_to_generator_returned_call_in_try_is_not_yield_from(tmp_path: Path):
+    # _items("x"): before, _base raised inside _items's try, so it returned [0]; after, the
+    # generator has passed on the 1 _base yielded before failing: [1, 0].
+    base_before = "def _base(n):\n    out = [1]\n    out.append(int(n))\n    return out\n\n\n"
+    base_after = "def _base(n):\n    yield 1\n    yield int(n)\n\n\n"
+    before = (
+        base_before + "def _items(n):\n"
+        "    try:\n"
+        "        return _base(n)\n"
+        "    except ValueError:\n"
+        "        return [0]\n"
+        "    return []\n" + _caller("_items")
+    )
+    after = (
+        base_after + "def _items(n):\n"
+        "    try:\n"
+        "        yield from _base(n)\n"
+        "        return\n"
+        "    except ValueError:\n"
+        "        yield 0\n"
+        "        return\n" + _caller("_items")
+    )
+    a = _run(tmp_path, before, after)
+    assert _kind(a, "_items") == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"

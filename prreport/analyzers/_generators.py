@@ -10,7 +10,10 @@ a refactor, and both must be proven (``list-to-generator``):
    a list display (``L = [a]`` → ``yield a`` there) and used only by ``L.append(x)`` →
    ``yield x``, ``L.extend([a, b])`` → ``yield a; yield b``, ``return L`` → ``return``; in a
    body without such a local, ``return [a, b]`` → ``yield a; yield b; return`` and
-   ``return _g(...)`` of another function proven here → ``yield from _g(...); return`` (with
+   ``return _g(...)`` of another function proven here → ``yield from _g(...); return`` (inside
+   a ``try`` or ``with`` of the body, a display is split only when the elements after the
+   first are constants and ``return _g(...)`` not at all: the display was built whole, so an
+   exception caught there kept none of it, while the generator has yielded the first ones) (with
    the local, ``return [a]`` dropped what it held, which a generator cannot take back: refused).
    Any other use of the local (read,
    passed, rebound, used in a nested scope), another kind of ``return`` or a body that can fall
@@ -453,6 +456,15 @@ class _AsGenerator:
     def __init__(self, acc: str | None, is_ref: Callable[[ast.expr], bool]) -> None:
         self.acc = acc
         self.is_ref = is_ref
+        self.guarded = 0  # inside a ``try``/``with`` of the body: an exception may be caught
+
+    def split(self, elts: list[ast.expr]) -> list[ast.stmt] | None:
+        """``yield e`` for each element of a display, which was built whole before anything
+        saw it: when an element after the first can fail, the generator has already yielded
+        the ones before, which a ``try``/``with`` of the body could then keep."""
+        if self.guarded and not all(isinstance(e, ast.Constant) for e in elts[1:]):
+            return None
+        return [_yield(e) for e in elts]
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt] | None:
         out: list[ast.stmt] = []
@@ -475,7 +487,7 @@ class _AsGenerator:
                 if isinstance(arg, ast.List) and not any(
                     isinstance(e, ast.Starred) for e in arg.elts
                 ):
-                    return [_yield(e) for e in arg.elts]
+                    return self.split(arg.elts)
                 return None
         if isinstance(st, ast.Return):
             v = st.value
@@ -486,12 +498,22 @@ class _AsGenerator:
                 # what it has yielded.
                 return None
             if isinstance(v, ast.List) and not any(isinstance(e, ast.Starred) for e in v.elts):
-                return [*(_yield(e) for e in v.elts), ast.Return(None)]
-            if isinstance(v, ast.Call) and self.is_ref(v.func):
+                yields = self.split(v.elts)
+                return None if yields is None else [*yields, ast.Return(None)]
+            if isinstance(v, ast.Call) and self.is_ref(v.func) and not self.guarded:
+                # (in a ``try``/``with``, what ``_g`` yielded before failing would be kept)
                 return [_yield(v, from_=True), ast.Return(None)]
             return None  # another value (or None) is not a new list
         if isinstance(st, _SCOPES):
             return [st]
+        guard = isinstance(st, _GUARDS)
+        self.guarded += guard
+        try:
+            return self.inner(st)
+        finally:
+            self.guarded -= guard
+
+    def inner(self, st: ast.stmt) -> list[ast.stmt] | None:
         for field in ("body", "orelse", "finalbody"):
             block = getattr(st, field, None)
             if isinstance(block, list):
