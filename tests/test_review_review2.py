@@ -162,3 +162,33 @@ def test_list_to_generator_returned_call_in_try_is_not_yield_from(tmp_path: Path
     a = _run(tmp_path, before, after)
     assert _kind(a, "_items") == "behavior.changed"
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# --- inlined-list: the extended object may keep the list it is given -------------------------
+
+
+def _form(src: str) -> str:
+    import ast
+
+    from prreport.analyzers import _multiret
+
+    fn = ast.parse(src).body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    _multiret.normal_form(fn)
+    return ast.unparse(fn)
+
+
+def test_inlined_list_needs_a_list_to_extend():
+    # ``lines`` is any object: a ``Builder.extend`` that keeps its argument holds ``extra``
+    # itself, so the caller's later ``extra.append(...)`` shows in it; with the display written
+    # at the extend it holds another list. Both texts must not reach one normal form.
+    kept = (
+        "def f(make):\n    lines = make()\n    extra = ['a']\n    lines.extend(extra)\n"
+        "    return extra\n"
+    )
+    inlined = (
+        "def f(make):\n    lines = make()\n    extra = ['a']\n    lines.extend(['a'])\n"
+        "    return extra\n"
+    )
+    assert _form(kept) != _form(inlined)
+    assert "lines.extend(extra)" in _form(kept)

@@ -36,8 +36,10 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   through; written at the end of each branch (an ``else`` added if needed) it runs at the same
   moments. Done for ``L.extend(X)`` where the ``if`` binds ``X``.
 - ``inlined-list``: ``X = [c1, ...]`` (constants) followed in the same block by ``L.extend(X)``
-  with nothing between mentioning ``X``, and ``X`` read nowhere else: the display is written at
-  the extend (building a list of constants cannot act), and the now unread ``X`` goes (a local
+  with nothing between mentioning ``X``, ``L`` a list as for ``extend-as-append`` below (a
+  list's ``extend`` copies the elements: another object's could keep ``X`` itself, or change
+  it, and ``X`` may be read later): the display is written at the extend (building a list of
+  constants cannot act), and ``X`` if now read nowhere else goes (a local
   bound and never read is no behaviour; the function has no nested scope reading ``X``, no
   ``del X`` and no ``locals()``/``vars()``/``eval``/``exec``).
 - ``extend-as-append``: ``L.extend([e1, ...])`` is ``L.append(e1)`` ... and ``L.extend([])`` is
@@ -388,6 +390,8 @@ class _Form:
             x = _extend_of(st)
             if x is None or not isinstance(x[1], ast.Name) or x[1].id in self.closed:
                 continue
+            if not self.is_list(x[0], st):
+                continue  # another object's ``extend`` may keep (or change) the list it gets
             name = x[1].id
             for j in range(k - 1, -1, -1):
                 prior = block[j]
