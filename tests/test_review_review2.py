@@ -192,3 +192,16 @@ def test_inlined_list_needs_a_list_to_extend():
     )
     assert _form(kept) != _form(inlined)
     assert "lines.extend(extra)" in _form(kept)
+
+
+# --- split-tuple: a with statement may suppress the exception half-way -----------------------
+
+
+def test_tuple_in_a_with_is_not_split():
+    # f(False): y is unbound, so ``a, b = 5, y`` fails before binding a and f returns 0; split,
+    # ``a = 5`` has run when ``b = y`` fails, suppress() swallows it and f returns 5.
+    src = (
+        "def f(c):\n    a = 0\n    with suppress(NameError):\n        if c:\n"
+        "            y = 1\n        a, b = 5, y\n    return a\n"
+    )
+    assert "a, b = (5, y)" in _form(src)

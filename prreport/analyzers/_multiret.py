@@ -30,8 +30,8 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   ``nonlocal``, nested ``def`` of that name).
 - ``split-tuple``: ``a, b = x, y`` is ``a = x; b = y`` when the targets are distinct names, the
   values are names, constants or displays of those (evaluating them cannot act) and no value
-  names another target; a ``try`` around it or a closure over a target could tell an
-  exception half-way, so neither may be there. ``x = x`` then goes (self-assignment).
+  names another target; a ``try`` or ``with`` around it (``contextlib.suppress``) or a closure
+  over a target could tell an exception half-way, so none may be there. ``x = x`` then goes (self-assignment).
 - ``pushed-into-if``: a statement right after an ``if`` runs after whichever branch fell
   through; written at the end of each branch (an ``else`` added if needed) it runs at the same
   moments. Done for ``L.extend(X)`` where the ``if`` binds ``X``.
@@ -290,12 +290,15 @@ class _Form:
             if isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not s
         }
 
-    # Every statement list of the function's own scope, with whether a ``try`` encloses it.
+    # Every statement list of the function's own scope, whether a ``try``/``with`` encloses it.
     def blocks(self) -> list[tuple[ast.AST, str, bool]]:
         out: list[tuple[ast.AST, str, bool]] = []
 
         def visit(owner: ast.AST, guarded: bool) -> None:
-            tried = guarded or isinstance(owner, (ast.Try, getattr(ast, "TryStar", ast.Try)))
+            # A ``with`` may suppress the exception (``contextlib.suppress``): like a ``try``.
+            tried = guarded or isinstance(
+                owner, (ast.Try, getattr(ast, "TryStar", ast.Try), ast.With, ast.AsyncWith)
+            )
             for name in _BLOCKS:
                 block = getattr(owner, name, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
