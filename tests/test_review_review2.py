@@ -205,3 +205,27 @@ def test_tuple_in_a_with_is_not_split():
         "            y = 1\n        a, b = 5, y\n    return a\n"
     )
     assert "a, b = (5, y)" in _form(src)
+
+
+# --- forwarded-local: a with of the caller may suppress the helper's exception ---------------
+
+
+def test_forwarded_local_in_a_with_of_the_caller_is_not_proven(tmp_path: Path):
+    # caller(True, "x"): before, x = [1] was bound when int(n) failed and suppress() went on,
+    # so caller returned [1]; after, _pick fails before the caller's x is bound: None.
+    head = "from contextlib import suppress\n\n\n"
+    before = head + (
+        "def caller(c, n):\n    x = None\n    with suppress(ValueError):\n        if c:\n"
+        "            x = [1]\n            x, y = x, int(n)\n        else:\n"
+        "            x, y = [2], 0\n    return x\n"
+    )
+    after = head + (
+        "def _pick(c, n):\n    if c:\n        x = [1]\n        return x, int(n)\n"
+        "    return [2], 0\n\n\n"
+        "def caller(c, n):\n    x = None\n    with suppress(ValueError):\n"
+        "        x, y = _pick(c, n)\n    return x\n"
+    )
+    a = _run(tmp_path, before, after)
+    [fd] = [f for f in a.findings if f.kind == "code.extracted"]
+    assert fd.details["proven"] is False
+    assert a.model.summary.verdict != "pure-refactor"

@@ -18,8 +18,9 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   position ``k`` into a caller target that is also named ``h`` is the caller's ``h`` once
   spliced, when the helper reads ``h`` nowhere else (no nested scope, no other position, no
   other statement): on every path the caller's ``h`` ends with the value the tuple gives it,
-  and nothing in between can see the earlier binding. Not when the call sits in a ``try`` of
-  the caller (an exception half-way could be caught and the name seen bound early) or the
+  and nothing in between can see the earlier binding. Not when the call sits in a ``try`` or
+  ``with`` of the caller (an exception half-way could be caught, or suppressed by
+  ``contextlib.suppress``, and the name seen bound early) or the
   caller can see its locals (``locals()``, ``vars()``, ``eval``, ``exec``).
 - closures and late binding (:func:`late_bound`, checked for every call form): a nested
   ``def`` of the helper that reads a parameter reads the value the helper got; spliced, it
