@@ -229,3 +229,32 @@ def test_forwarded_local_in_a_with_of_the_caller_is_not_proven(tmp_path: Path):
     [fd] = [f for f in a.findings if f.kind == "code.extracted"]
     assert fd.details["proven"] is False
     assert a.model.summary.verdict != "pure-refactor"
+
+
+# --- list-to-generator: the list local rebound by a binder that is not a Name ----------------
+
+
+def test_list_to_generator_local_rebound_by_except_as(tmp_path: Path):
+    # ``except ValueError as out`` rebinds then deletes ``out``: the old ``return out`` raises
+    # UnboundLocalError; the generator has yielded 1 and returns normally: [1].
+    before = (
+        "def _items(n):\n"
+        "    out = []\n"
+        "    out.append(1)\n"
+        "    try:\n"
+        "        int(n)\n"
+        "    except ValueError as out:\n"
+        "        pass\n"
+        "    return out\n" + _caller("_items")
+    )
+    after = (
+        "def _items(n):\n"
+        "    yield 1\n"
+        "    try:\n"
+        "        int(n)\n"
+        "    except ValueError as out:\n"
+        "        pass\n" + _caller("_items")
+    )
+    a = _run(tmp_path, before, after)
+    assert _kind(a, "_items") == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"

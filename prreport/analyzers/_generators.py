@@ -16,7 +16,8 @@ a refactor, and both must be proven (``list-to-generator``):
    exception caught there kept none of it, while the generator has yielded the first ones) (with
    the local, ``return [a]`` dropped what it held, which a generator cannot take back: refused).
    Any other use of the local (read,
-   passed, rebound, used in a nested scope), another kind of ``return`` or a body that can fall
+   passed, rebound, also by ``except ... as``, ``import ... as``, ``def``, ``class`` or a
+   ``match`` capture, used in a nested scope), another kind of ``return`` or a body that can fall
    off its end (returning ``None``, not a list) and nothing is claimed. ``L.insert(0, x)`` just
    before the final ``return L`` puts ``x`` first: ``yield x`` is placed before the first
    statement that yields, which evaluates ``x`` earlier than before; that is only claimed when
@@ -529,6 +530,24 @@ class _AsGenerator:
         return [st]
 
 
+def _binds_without_name(fn: ast.AST, name: str) -> bool:
+    """Whether ``fn`` binds ``name`` other than through a ``Name`` node (``except E as name``,
+    which also deletes it; ``import m as name``; a nested ``def``/``class``; a ``match``
+    capture), which ``_mentions`` cannot see."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.ExceptHandler) and n.name == name:
+            return True
+        if isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name:
+            return True
+        if isinstance(n, (*_SCOPES[:2], ast.ClassDef)) and n is not fn and n.name == name:
+            return True
+        if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name == name:
+            return True
+        if isinstance(n, ast.MatchMapping) and n.rest == name:
+            return True
+    return False
+
+
 def _mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
 
@@ -739,8 +758,12 @@ def _old_as_generator(
     prepend: ast.expr | None = None
     if found is not None:
         name, at = found
-        if any(_mentions(st, name) for st in body[:at]) or any(
-            isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(fn)
+        if (
+            any(_mentions(st, name) for st in body[:at])
+            or any(
+                isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(fn)
+            )
+            or _binds_without_name(fn, name)
         ):
             return None
         init = body[at]
