@@ -258,3 +258,32 @@ def test_list_to_generator_local_rebound_by_except_as(tmp_path: Path):
     a = _run(tmp_path, before, after)
     assert _kind(a, "_items") == "behavior.changed"
     assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_list_to_generator_prepended_name_rebound_by_except_as(tmp_path: Path):
+    # ``except ValueError as v`` rebinds and deletes ``v``: _items("x") raised
+    # UnboundLocalError at the insert; the generator yielded "a" before and returns ["a", 1].
+    before = (
+        "def _items(n):\n"
+        '    v = "a"\n'
+        "    out = [1]\n"
+        "    try:\n"
+        "        int(n)\n"
+        "    except ValueError as v:\n"
+        "        pass\n"
+        "    out.insert(0, v)\n"
+        "    return out\n" + _caller("_items")
+    )
+    after = (
+        "def _items(n):\n"
+        '    v = "a"\n'
+        "    yield v\n"
+        "    yield 1\n"
+        "    try:\n"
+        "        int(n)\n"
+        "    except ValueError as v:\n"
+        "        pass\n" + _caller("_items")
+    )
+    a = _run(tmp_path, before, after)
+    assert _kind(a, "_items") == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"

@@ -24,7 +24,8 @@ a refactor, and both must be proven (``list-to-generator``):
    ``x`` cannot act or fail (a ``str`` literal, or an f-string of plain names each bound, at
    the top of the body before that point, only to ``str`` values: literals, f-strings,
    ``"sep".join(...)`` or a call of a module function whose whole body returns one of those),
-   nothing from that point on binds those names, and nothing from that point on returns early
+   nothing from that point on binds those names (``except ... as`` and other binders
+   included), and nothing from that point on returns early
    (an early ``return L`` skipped the prepend). When the first statement that yields is
    ``if A: S elif B: T`` with the yields only in ``T``, it is read as ``if A: S`` followed by
    ``if not A and B: T`` (``split-elif``): ``A`` is evaluated again, so it must be
@@ -619,8 +620,8 @@ def _str_names(fn: ast.FunctionDef, module: ast.Module, shadowed: set[str]) -> s
             stores.setdefault(n.id, []).append(n)
     out = set()
     for name, nodes in stores.items():
-        if name in params or name in declared:
-            continue
+        if name in params or name in declared or _binds_without_name(fn, name):
+            continue  # (``except E as name`` binds an exception, then deletes it)
         ok = True
         for n in nodes:
             st = assigns.get(id(n))
@@ -671,11 +672,12 @@ def _assigned_at_top(body: list[ast.stmt], name: str) -> bool:
 
 
 def _binds(stmts: list[ast.stmt], names: set[str]) -> bool:
+    block = ast.Module(body=stmts, type_ignores=[])
     return any(
         isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id in names
         for st in stmts
         for n in ast.walk(st)
-    )
+    ) or any(_binds_without_name(block, name) for name in names)
 
 
 def _tuple_local(
