@@ -287,3 +287,38 @@ def test_list_to_generator_prepended_name_rebound_by_except_as(tmp_path: Path):
     a = _run(tmp_path, before, after)
     assert _kind(a, "_items") == "behavior.changed"
     assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_split_elif_tuple_rebound_by_except_as(tmp_path: Path):
+    # _items((3, 7)): the first branch's ``except ValueError as v`` deletes ``v``; the elif
+    # was never evaluated, so the old body returned ["base"], while the split test reads
+    # ``v`` again and raises UnboundLocalError.
+    before = (
+        "def _items(v):\n"
+        "    v = tuple(v)\n"
+        "    out = []\n"
+        "    if v < (3, 8):\n"
+        "        try:\n"
+        '            int("x")\n'
+        "        except ValueError as v:\n"
+        "            pass\n"
+        "    elif v >= (3, 9):\n"
+        '        out.append("new")\n'
+        '    out.insert(0, "base")\n'
+        "    return out\n" + _caller("_items")
+    )
+    after = (
+        "def _items(v):\n"
+        "    v = tuple(v)\n"
+        "    if v < (3, 8):\n"
+        "        try:\n"
+        '            int("x")\n'
+        "        except ValueError as v:\n"
+        "            pass\n"
+        '    yield "base"\n'
+        "    if v >= (3, 8) and v >= (3, 9):\n"
+        '        yield "new"\n' + _caller("_items")
+    )
+    a = _run(tmp_path, before, after)
+    assert _kind(a, "_items") == "behavior.changed"
+    assert a.model.summary.verdict != "pure-refactor"

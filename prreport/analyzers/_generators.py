@@ -30,7 +30,7 @@ a refactor, and both must be proven (``list-to-generator``):
    ``if A: S elif B: T`` with the yields only in ``T``, it is read as ``if A: S`` followed by
    ``if not A and B: T`` (``split-elif``): ``A`` is evaluated again, so it must be
    ``v < K`` (any order operator) with ``v`` a local bound once, before, to ``tuple(...)`` (or a
-   parameter rebound so) and ``K`` a tuple of int literals; ``not (v < K)`` is written
+   parameter rebound so; no ``except ... as v`` or other binder anywhere in the function) and ``K`` a tuple of int literals; ``not (v < K)`` is written
    ``v >= K``. Assumption, stated in the finding: comparing the items of ``v`` with ints does
    nothing and is a total order (numbers, not NaN).
 2. **Nobody can tell it is lazy.** The function is private (``_name``, not in a string of any
@@ -704,7 +704,13 @@ def _tuple_local(
         if isinstance(n, ast.Name) and n.id == v and not isinstance(n.ctx, ast.Load)
     ]
     declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and v in n.names for n in ast.walk(fn))
-    return len(tops) == 1 and len(stores) == 1 and stores[0] is tops[0].targets[0] and not declared
+    return (
+        len(tops) == 1
+        and len(stores) == 1
+        and stores[0] is tops[0].targets[0]
+        and not declared
+        and not _binds_without_name(fn, v)  # ``except E as v`` rebinds, then deletes, ``v``
+    )
 
 
 def _split_elif(
