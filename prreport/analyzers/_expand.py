@@ -487,8 +487,9 @@ def _expansion(
 ) -> tuple[list[ast.stmt], set[str], bool] | str:
     """Statements replacing ``st`` and the helper-local names they bring, or why not.
 
-    ``guarded``: ``st`` sits in a ``try`` of the caller (an exception raised half-way through
-    the helper may be caught there, so which names were already assigned is observable).
+    ``guarded``: ``st`` sits in a ``try`` or ``with`` of the caller (an exception raised
+    half-way through the helper may be caught or suppressed there, so which names were
+    already assigned is observable).
     ``stable``/``notes``: an attribute argument substituted at each use is either proven the
     same object (``stable`` says why) or assumed a plain attribute (``_rereads``); each is
     told in ``notes``.
@@ -801,12 +802,19 @@ def expand(
             out.append(st)
         return out
 
-    # Statements inside a ``try`` of the caller (at any depth).
+    # Statements inside a ``try`` of the caller (at any depth), or a ``with`` (its exit may
+    # suppress the exception, as ``contextlib.suppress`` does, and the caller goes on).
+    guards = (ast.Try, getattr(ast, "TryStar", ast.Try), ast.With, ast.AsyncWith)
     tried = {
         id(x)
         for t in ast.walk(fn)
-        if isinstance(t, ast.Try | getattr(ast, "TryStar", ast.Try))
-        for block in (t.body, t.orelse, t.finalbody, *(h.body for h in t.handlers))
+        if isinstance(t, guards)
+        for block in (
+            t.body,
+            getattr(t, "orelse", []),
+            getattr(t, "finalbody", []),
+            *(h.body for h in getattr(t, "handlers", [])),
+        )
         for top_st in block
         for x in ast.walk(top_st)
     }

@@ -10,22 +10,27 @@ a refactor, and both must be proven (``list-to-generator``):
    a list display (``L = [a]`` → ``yield a`` there) and used only by ``L.append(x)`` →
    ``yield x``, ``L.extend([a, b])`` → ``yield a; yield b``, ``return L`` → ``return``; in a
    body without such a local, ``return [a, b]`` → ``yield a; yield b; return`` and
-   ``return _g(...)`` of another function proven here → ``yield from _g(...); return`` (with
+   ``return _g(...)`` of another function proven here → ``yield from _g(...); return`` (inside
+   a ``try`` or ``with`` of the body, a display is split only when the elements after the
+   first are constants and ``return _g(...)`` not at all: the display was built whole, so an
+   exception caught there kept none of it, while the generator has yielded the first ones) (with
    the local, ``return [a]`` dropped what it held, which a generator cannot take back: refused).
    Any other use of the local (read,
-   passed, rebound, used in a nested scope), another kind of ``return`` or a body that can fall
+   passed, rebound, also by ``except ... as``, ``import ... as``, ``def``, ``class`` or a
+   ``match`` capture, used in a nested scope), another kind of ``return`` or a body that can fall
    off its end (returning ``None``, not a list) and nothing is claimed. ``L.insert(0, x)`` just
    before the final ``return L`` puts ``x`` first: ``yield x`` is placed before the first
    statement that yields, which evaluates ``x`` earlier than before; that is only claimed when
    ``x`` cannot act or fail (a ``str`` literal, or an f-string of plain names each bound, at
    the top of the body before that point, only to ``str`` values: literals, f-strings,
    ``"sep".join(...)`` or a call of a module function whose whole body returns one of those),
-   nothing from that point on binds those names, and nothing from that point on returns early
+   nothing from that point on binds those names (``except ... as`` and other binders
+   included), and nothing from that point on returns early
    (an early ``return L`` skipped the prepend). When the first statement that yields is
    ``if A: S elif B: T`` with the yields only in ``T``, it is read as ``if A: S`` followed by
    ``if not A and B: T`` (``split-elif``): ``A`` is evaluated again, so it must be
    ``v < K`` (any order operator) with ``v`` a local bound once, before, to ``tuple(...)`` (or a
-   parameter rebound so) and ``K`` a tuple of int literals; ``not (v < K)`` is written
+   parameter rebound so; no ``except ... as v`` or other binder anywhere in the function) and ``K`` a tuple of int literals; ``not (v < K)`` is written
    ``v >= K``. Assumption, stated in the finding: comparing the items of ``v`` with ints does
    nothing and is a total order (numbers, not NaN).
 2. **Nobody can tell it is lazy.** The function is private (``_name``, not in a string of any
@@ -37,7 +42,10 @@ a refactor, and both must be proven (``list-to-generator``):
    ``x = list(x)`` (the assignment last in ``if`` bodies is followed by the statement after
    the ``if``: no ``try``, ``with`` or loop in between), ``x`` a plain local of a function (not
    module or class level, not ``global``/``nonlocal``, read by no nested function or lambda:
-   while ``list(x)`` runs the body, ``x`` holds the generator, not the old value). ``set``/``sorted``/a ``for`` loop are
+   while ``list(x)`` runs the body, ``x`` holds the generator, not the old value), and no
+   ``try`` or ``with`` of that function encloses the assignment (an exception of the body,
+   caught or suppressed there, would leave ``x`` holding the generator instead of its old
+   value). ``set``/``sorted``/a ``for`` loop are
    not accepted: they run code (``__hash__``, ``__lt__``, the loop body) between two steps of
    the generator. So every side effect, warning and exception of the body happens at the same
    point of the caller as before, and the caller sees a new list with the same elements.
@@ -226,6 +234,20 @@ def _plain_local(assign: ast.Assign, name: str, parents: dict[int, ast.AST]) -> 
     return True
 
 
+_GUARDS = (ast.Try, getattr(ast, "TryStar", ast.Try), ast.With, ast.AsyncWith)
+
+
+def _guarded(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether a ``try`` or ``with`` of the function holding ``node`` encloses it: an exception
+    raised there can be caught (or suppressed) and the function go on, seeing what was bound."""
+    up = parents.get(id(node))
+    while up is not None and not isinstance(up, (*_SCOPES, ast.Module)):
+        if isinstance(up, _GUARDS):
+            return True
+        up = parents.get(id(up))
+    return False
+
+
 def _consumed(
     call: ast.Call,
     parents: dict[int, ast.AST],
@@ -264,7 +286,7 @@ def _consumed(
     ):
         return False
     target = parent.targets[0].id
-    if not _plain_local(parent, target, parents):
+    if not _plain_local(parent, target, parents) or _guarded(parent, parents):
         return False
     stmt: ast.stmt = parent
     while True:
@@ -436,6 +458,15 @@ class _AsGenerator:
     def __init__(self, acc: str | None, is_ref: Callable[[ast.expr], bool]) -> None:
         self.acc = acc
         self.is_ref = is_ref
+        self.guarded = 0  # inside a ``try``/``with`` of the body: an exception may be caught
+
+    def split(self, elts: list[ast.expr]) -> list[ast.stmt] | None:
+        """``yield e`` for each element of a display, which was built whole before anything
+        saw it: when an element after the first can fail, the generator has already yielded
+        the ones before, which a ``try``/``with`` of the body could then keep."""
+        if self.guarded and not all(isinstance(e, ast.Constant) for e in elts[1:]):
+            return None
+        return [_yield(e) for e in elts]
 
     def block(self, stmts: list[ast.stmt]) -> list[ast.stmt] | None:
         out: list[ast.stmt] = []
@@ -458,7 +489,7 @@ class _AsGenerator:
                 if isinstance(arg, ast.List) and not any(
                     isinstance(e, ast.Starred) for e in arg.elts
                 ):
-                    return [_yield(e) for e in arg.elts]
+                    return self.split(arg.elts)
                 return None
         if isinstance(st, ast.Return):
             v = st.value
@@ -469,12 +500,22 @@ class _AsGenerator:
                 # what it has yielded.
                 return None
             if isinstance(v, ast.List) and not any(isinstance(e, ast.Starred) for e in v.elts):
-                return [*(_yield(e) for e in v.elts), ast.Return(None)]
-            if isinstance(v, ast.Call) and self.is_ref(v.func):
+                yields = self.split(v.elts)
+                return None if yields is None else [*yields, ast.Return(None)]
+            if isinstance(v, ast.Call) and self.is_ref(v.func) and not self.guarded:
+                # (in a ``try``/``with``, what ``_g`` yielded before failing would be kept)
                 return [_yield(v, from_=True), ast.Return(None)]
             return None  # another value (or None) is not a new list
         if isinstance(st, _SCOPES):
             return [st]
+        guard = isinstance(st, _GUARDS)
+        self.guarded += guard
+        try:
+            return self.inner(st)
+        finally:
+            self.guarded -= guard
+
+    def inner(self, st: ast.stmt) -> list[ast.stmt] | None:
         for field in ("body", "orelse", "finalbody"):
             block = getattr(st, field, None)
             if isinstance(block, list):
@@ -488,6 +529,24 @@ class _AsGenerator:
                 return None
             holder.body = new
         return [st]
+
+
+def _binds_without_name(fn: ast.AST, name: str) -> bool:
+    """Whether ``fn`` binds ``name`` other than through a ``Name`` node (``except E as name``,
+    which also deletes it; ``import m as name``; a nested ``def``/``class``; a ``match``
+    capture), which ``_mentions`` cannot see."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.ExceptHandler) and n.name == name:
+            return True
+        if isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name:
+            return True
+        if isinstance(n, (*_SCOPES[:2], ast.ClassDef)) and n is not fn and n.name == name:
+            return True
+        if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name == name:
+            return True
+        if isinstance(n, ast.MatchMapping) and n.rest == name:
+            return True
+    return False
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
@@ -561,8 +620,8 @@ def _str_names(fn: ast.FunctionDef, module: ast.Module, shadowed: set[str]) -> s
             stores.setdefault(n.id, []).append(n)
     out = set()
     for name, nodes in stores.items():
-        if name in params or name in declared:
-            continue
+        if name in params or name in declared or _binds_without_name(fn, name):
+            continue  # (``except E as name`` binds an exception, then deletes it)
         ok = True
         for n in nodes:
             st = assigns.get(id(n))
@@ -613,11 +672,12 @@ def _assigned_at_top(body: list[ast.stmt], name: str) -> bool:
 
 
 def _binds(stmts: list[ast.stmt], names: set[str]) -> bool:
+    block = ast.Module(body=stmts, type_ignores=[])
     return any(
         isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n.id in names
         for st in stmts
         for n in ast.walk(st)
-    )
+    ) or any(_binds_without_name(block, name) for name in names)
 
 
 def _tuple_local(
@@ -644,7 +704,13 @@ def _tuple_local(
         if isinstance(n, ast.Name) and n.id == v and not isinstance(n.ctx, ast.Load)
     ]
     declared = any(isinstance(n, (ast.Global, ast.Nonlocal)) and v in n.names for n in ast.walk(fn))
-    return len(tops) == 1 and len(stores) == 1 and stores[0] is tops[0].targets[0] and not declared
+    return (
+        len(tops) == 1
+        and len(stores) == 1
+        and stores[0] is tops[0].targets[0]
+        and not declared
+        and not _binds_without_name(fn, v)  # ``except E as v`` rebinds, then deletes, ``v``
+    )
 
 
 def _split_elif(
@@ -700,8 +766,12 @@ def _old_as_generator(
     prepend: ast.expr | None = None
     if found is not None:
         name, at = found
-        if any(_mentions(st, name) for st in body[:at]) or any(
-            isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(fn)
+        if (
+            any(_mentions(st, name) for st in body[:at])
+            or any(
+                isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(fn)
+            )
+            or _binds_without_name(fn, name)
         ):
             return None
         init = body[at]

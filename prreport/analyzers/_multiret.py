@@ -18,8 +18,9 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   position ``k`` into a caller target that is also named ``h`` is the caller's ``h`` once
   spliced, when the helper reads ``h`` nowhere else (no nested scope, no other position, no
   other statement): on every path the caller's ``h`` ends with the value the tuple gives it,
-  and nothing in between can see the earlier binding. Not when the call sits in a ``try`` of
-  the caller (an exception half-way could be caught and the name seen bound early) or the
+  and nothing in between can see the earlier binding. Not when the call sits in a ``try`` or
+  ``with`` of the caller (an exception half-way could be caught, or suppressed by
+  ``contextlib.suppress``, and the name seen bound early) or the
   caller can see its locals (``locals()``, ``vars()``, ``eval``, ``exec``).
 - closures and late binding (:func:`late_bound`, checked for every call form): a nested
   ``def`` of the helper that reads a parameter reads the value the helper got; spliced, it
@@ -30,14 +31,16 @@ spelling on both sides by :func:`normal_form`. Each step, named in the finding
   ``nonlocal``, nested ``def`` of that name).
 - ``split-tuple``: ``a, b = x, y`` is ``a = x; b = y`` when the targets are distinct names, the
   values are names, constants or displays of those (evaluating them cannot act) and no value
-  names another target; a ``try`` around it or a closure over a target could tell an
-  exception half-way, so neither may be there. ``x = x`` then goes (self-assignment).
+  names another target; a ``try`` or ``with`` around it (``contextlib.suppress``) or a closure
+  over a target could tell an exception half-way, so none may be there. ``x = x`` then goes (self-assignment).
 - ``pushed-into-if``: a statement right after an ``if`` runs after whichever branch fell
   through; written at the end of each branch (an ``else`` added if needed) it runs at the same
   moments. Done for ``L.extend(X)`` where the ``if`` binds ``X``.
 - ``inlined-list``: ``X = [c1, ...]`` (constants) followed in the same block by ``L.extend(X)``
-  with nothing between mentioning ``X``, and ``X`` read nowhere else: the display is written at
-  the extend (building a list of constants cannot act), and the now unread ``X`` goes (a local
+  with nothing between mentioning ``X``, ``L`` a list as for ``extend-as-append`` below (a
+  list's ``extend`` copies the elements: another object's could keep ``X`` itself, or change
+  it, and ``X`` may be read later): the display is written at the extend (building a list of
+  constants cannot act), and ``X`` if now read nowhere else goes (a local
   bound and never read is no behaviour; the function has no nested scope reading ``X``, no
   ``del X`` and no ``locals()``/``vars()``/``eval``/``exec``).
 - ``extend-as-append``: ``L.extend([e1, ...])`` is ``L.append(e1)`` ... and ``L.extend([])`` is
@@ -288,12 +291,15 @@ class _Form:
             if isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not s
         }
 
-    # Every statement list of the function's own scope, with whether a ``try`` encloses it.
+    # Every statement list of the function's own scope, whether a ``try``/``with`` encloses it.
     def blocks(self) -> list[tuple[ast.AST, str, bool]]:
         out: list[tuple[ast.AST, str, bool]] = []
 
         def visit(owner: ast.AST, guarded: bool) -> None:
-            tried = guarded or isinstance(owner, (ast.Try, getattr(ast, "TryStar", ast.Try)))
+            # A ``with`` may suppress the exception (``contextlib.suppress``): like a ``try``.
+            tried = guarded or isinstance(
+                owner, (ast.Try, getattr(ast, "TryStar", ast.Try), ast.With, ast.AsyncWith)
+            )
             for name in _BLOCKS:
                 block = getattr(owner, name, None)
                 if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -388,6 +394,8 @@ class _Form:
             x = _extend_of(st)
             if x is None or not isinstance(x[1], ast.Name) or x[1].id in self.closed:
                 continue
+            if not self.is_list(x[0], st):
+                continue  # another object's ``extend`` may keep (or change) the list it gets
             name = x[1].id
             for j in range(k - 1, -1, -1):
                 prior = block[j]
