@@ -17,7 +17,7 @@ import dataclasses
 import difflib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -36,7 +36,7 @@ from prreport.analyzers._defs import (
 )
 from prreport.analyzers._equiv import canonical as spelled_one_way
 from prreport.analyzers._plainclass import constructions, stable_field
-from prreport.analyzers._pyscope import is_string_statement
+from prreport.analyzers._pyscope import is_string_statement, own_nodes
 from prreport.analyzers._rereads import quiet_until_last_read
 from prreport.analyzers._rewrites import Inert, see_through
 from prreport.bundle import FileChange
@@ -235,29 +235,10 @@ def _names(node: ast.AST) -> set[str]:
     return out
 
 
-def _own_walk(stmts: Sequence[ast.AST]) -> Iterator[ast.AST]:
-    """Nodes of ``stmts`` without descending into nested functions, classes and lambdas."""
-    stack = list(reversed(stmts))
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, _SCOPES):
-            # Decorators and defaults run in the enclosing scope; the body does not.
-            if isinstance(n, (*_FUNCS, ast.Lambda)):
-                stack.extend(n.args.defaults)
-                stack.extend(d for d in n.args.kw_defaults if d is not None)
-            if isinstance(n, (*_FUNCS, ast.ClassDef)):
-                stack.extend(n.decorator_list)
-            if isinstance(n, ast.ClassDef):
-                stack.extend(n.bases)
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
-
-
 def _locals_of(stmts: Sequence[ast.stmt]) -> set[str]:
     """Names a statement list binds in its own scope (nested def/class names included)."""
     out: set[str] = set()
-    for n in _own_walk(stmts):
+    for n in own_nodes(stmts):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             out.add(n.id)
         elif isinstance(n, (*_FUNCS, ast.ClassDef)):
@@ -446,11 +427,11 @@ class _Subst(ast.NodeTransformer):
 
 
 def _returns(stmts: Sequence[ast.stmt]) -> list[ast.Return]:
-    return [n for n in _own_walk(stmts) if isinstance(n, ast.Return)]
+    return [n for n in own_nodes(stmts) if isinstance(n, ast.Return)]
 
 
 def _yields(stmts: Sequence[ast.stmt]) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_walk(stmts))
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own_nodes(stmts))
 
 
 def _site_form(st: ast.stmt, call: ast.Call, is_async: bool) -> str | None:
@@ -851,7 +832,7 @@ def _safe_to_introduce(
     def reads(node: ast.AST) -> bool:
         return any(
             isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-            for n in _own_walk([node])
+            for n in own_nodes([node])
         )
 
     def binds_here(st: ast.stmt) -> bool:

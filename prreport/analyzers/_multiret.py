@@ -67,6 +67,8 @@ import ast
 import copy
 from collections.abc import Sequence
 
+from prreport.analyzers._pyscope import own_nodes
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody")
@@ -76,22 +78,7 @@ _OPAQUE = frozenset({"locals", "vars", "eval", "exec"})
 def _own(stmts: Sequence[ast.AST]) -> list[ast.AST]:
     """Nodes of ``stmts`` outside nested functions, lambdas and classes (their decorators and
     defaults included)."""
-    out: list[ast.AST] = []
-    stack = list(reversed(stmts))
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        if isinstance(n, _SCOPES):
-            if isinstance(n, (*_FUNCS, ast.Lambda)):
-                stack.extend(n.args.defaults)
-                stack.extend(d for d in n.args.kw_defaults if d is not None)
-            if isinstance(n, (*_FUNCS, ast.ClassDef)):
-                stack.extend(n.decorator_list)
-            if isinstance(n, ast.ClassDef):
-                stack.extend(n.bases)
-            continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
-    return out
+    return list(own_nodes(stmts))
 
 
 # Code that may run later than where it is written, reading names of the enclosing scope when it

@@ -685,6 +685,30 @@ class PathIndex:
         return self.module_path(base, importer, b.level)
 
 
+_OWN_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def own_nodes(stmts: Sequence[ast.AST]) -> Iterator[ast.AST]:
+    """Nodes of ``stmts`` in their own scope, in order: nested functions, classes and lambdas are
+    not entered, but their decorators, defaults and bases (run in this scope) are."""
+    stack = list(reversed(stmts))
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, _OWN_SCOPES):
+            # Decorators and defaults run in the enclosing scope; the body does not.
+            if isinstance(n, (*_OWN_FUNCS, ast.Lambda)):
+                stack.extend(n.args.defaults)
+                stack.extend(d for d in n.args.kw_defaults if d is not None)
+            if isinstance(n, (*_OWN_FUNCS, ast.ClassDef)):
+                stack.extend(n.decorator_list)
+            if isinstance(n, ast.ClassDef):
+                stack.extend(n.bases)
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+
+
 def is_string_statement(st: ast.AST) -> bool:
     """A statement that is only a str literal: a docstring or an attribute docstring."""
     return (
