@@ -1,5 +1,6 @@
-"""Adversarial review (review1): shapes where a new equivalence rule claimed "same behaviour"
-though Python behaves differently. Each must stay unexplained (verdict not ``pure-refactor``)."""
+"""Adversarial review of the moved-construction, re-read-argument and shadowed-method rules:
+shapes where one claimed "same behaviour" though Python behaves differently. Each must stay
+unexplained (verdict not ``pure-refactor``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Adversarial review (review2): shapes where a rule claimed "same behaviour" but Python
-behaves differently. Each case must not be reported as a pure refactor."""
+"""Adversarial review of the multi-return, inlined-key and list-to-generator rules: shapes
+where a rule claimed "same behaviour" but Python behaves differently. Each case must not be
+reported as a pure refactor."""
 
 from __future__ import annotations
 
