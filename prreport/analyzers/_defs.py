@@ -486,6 +486,20 @@ def pass_line(
     return ()
 
 
+def removal_explains(
+    sources: SourceFiles, f: FileChange, d: Definition, lines: Iterable[int]
+) -> tuple[tuple[str, str, int], ...]:
+    """The removed ``lines`` of definition ``d`` and, for a method whose class stays, the
+    ``pass`` the class gained in its place."""
+    ex = explains(f.path, "-", sorted(set(lines)))
+    cls = (
+        file_index(sources, f.path, "after").get(d.parent)
+        if d.kind == "method" and f.after is not None
+        else None
+    )
+    return ex + pass_line(sources, f, cls) if cls is not None else ex
+
+
 # Context files fetched to read the text of reference hits (keeps huge greps bounded).
 _MAX_HIT_FILES = 40
 

@@ -81,6 +81,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import SourceFiles
+from prreport.analyzers._assume import dotted
 from prreport.analyzers._equiv import module_bindings, module_of
 from prreport.analyzers._pyscope import bound_anywhere, is_string_statement, single_binding
 from prreport.bundle import FileChange
@@ -169,22 +170,12 @@ class PlainClass:
         return "|".join((self.name, self.path, ",".join(f for f, _ in self.assumes)))
 
 
-def _dotted(node: ast.expr) -> str | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
-
-
 def _means(tree: ast.Module, path: str, expr: ast.expr, want: str) -> bool:
     """Whether ``expr`` (a name or ``module.name``) names the standard object ``want``."""
-    dotted = _dotted(expr)
-    if dotted is None:
+    name = dotted(expr)
+    if name is None:
         return False
-    head, _, rest = dotted.partition(".")
+    head, _, rest = name.partition(".")
     if single_binding(tree, head) is None:
         return False
     target = module_bindings(tree, path).get(head)

@@ -17,9 +17,9 @@ from prreport.analyzers._defs import (
     explains,
     file_index,
     lines_with_blanks,
-    pass_line,
     placeholder_kind,
     reference_request,
+    removal_explains,
     strip_docstring,
     word_hits,
 )
@@ -271,14 +271,7 @@ class DeadCodeAnalyzer(Analyzer):
         lines = lines_with_blanks(f.before, d.start, d.end, removed)
         # ``_W = lib.W`` then ``_W.argtypes = [...]``: its own configuration goes with it.
         lines = (*lines, *_own_setup(f.before, d, removed))
-        ex = explains(f.path, "-", sorted(set(lines)))
-        cls = (
-            file_index(sources, f.path, "after").get(d.parent)
-            if d.kind == "method" and f.after is not None
-            else None
-        )
-        if cls is not None:
-            ex += pass_line(sources, f, cls)
+        ex = removal_explains(sources, f, d, lines)
         return Finding(
             "code.dead-removed",
             f.path,

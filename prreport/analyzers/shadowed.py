@@ -91,11 +91,10 @@ from prreport.analyzers import Analyzer, SourceFiles, register
 from prreport.analyzers._defs import (
     Definition,
     definition_changes,
-    explains,
     file_index,
     lines_with_blanks,
-    pass_line,
     reference_request,
+    removal_explains,
 )
 from prreport.analyzers._pyscope import is_string_statement
 from prreport.analyzers.overrides import find_in_bases, resolve_class
@@ -260,10 +259,7 @@ class ShadowedAnalyzer(Analyzer):
             d = c.method
             f = change.file_of[d.path]
             lines = lines_with_blanks(f.before, d.start, d.end, sources.changed(f).removed)
-            cls_after = file_index(sources, f.path, "after").get(d.parent)
-            ex = explains(f.path, "-", lines)
-            if cls_after is not None:
-                ex += pass_line(sources, f, cls_after)
+            ex = removal_explains(sources, f, d, lines)
             yield Finding(
                 "behavior.unchanged",
                 f.path,
