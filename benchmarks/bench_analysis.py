@@ -39,9 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, 
 
 from stdlib_pr import stdlib_bundle  # noqa: E402  (benchmarks/ is the script directory)
 
-from prreport.analyzers import SourceFiles, collect_requests, run_analyzers, selected  # noqa: E402
+from prreport.analyzers import collect_requests, run_analyzers, selected  # noqa: E402
 from prreport.bundle import FileChange, PullRequestBundle, PullRequestMeta  # noqa: E402
 from prreport.config import AnalysisConfig  # noqa: E402
+from prreport.python.sources import SourceFiles
 
 MODULE = "bench/service.py"
 HELPERS = "bench/helpers.py"

@@ -10,11 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from prreport.analyzers import SourceFiles, collect_requests, run_analyzers, selected
+from prreport.analyzers import collect_requests, run_analyzers, selected
 from prreport.bundle import PullRequestBundle
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
+from prreport.python.sources import SourceFiles
 from prreport.report.build import build_model
 from prreport.report.model import ReportModel
 from prreport.report.verdict import is_failure

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from prreport.analyzers import SourceFiles
 from prreport.config import Config, GitConfig
 from prreport.diffparse import changed_lines
 from prreport.findings import Finding
 from prreport.pipeline import Analysis, analyse, gather
+from prreport.python.sources import SourceFiles
 from prreport.sources.git import GitSource
 from tests.fixtures.seed_pr import PKG, PR_NUMBER
 from tests.gitrepo import Repo

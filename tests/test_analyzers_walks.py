@@ -8,11 +8,11 @@ import dataclasses
 import textwrap
 from pathlib import Path
 
-from prreport.analyzers import _defs
-from prreport.analyzers._defs import dump, same_tree
 from prreport.config import Config, GitConfig
 from prreport.findings import Finding
 from prreport.pipeline import analyse, gather
+from prreport.python import definitions as _defs
+from prreport.python.definitions import dump, same_tree
 from prreport.sources.git import GitSource
 from tests.gitrepo import Repo
 

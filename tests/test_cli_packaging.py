@@ -117,7 +117,7 @@ def test_isolated_install_runs(wheel: Path, tmp_path: Path):
         [
             str(py),
             "-c",
-            "from prreport.analyzers._stdlib import available_since as a;"
+            "from prreport.python.stdlib import available_since as a;"
             " print(a('tomllib'), a('collections.abc', 'Mapping'))",
         ],
         capture_output=True,

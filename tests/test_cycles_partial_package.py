@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 
-from prreport.analyzers import SourceFiles
 from prreport.analyzers.cycles import CycleAnalyzer
 from prreport.bundle import PullRequestBundle
 from prreport.config import Config
 from prreport.findings import Finding
 from prreport.pipeline import Analysis, analyse
+from prreport.python.sources import SourceFiles
 from prreport.render import render_markdown
 from tests.corpus_texts import corpus_analysis, corpus_bundle
 from tests.gitrepo import analyse_commit

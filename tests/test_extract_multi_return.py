@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from prreport.analyzers import _multiret
+from prreport.equivalence import multiret as _multiret
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
 from tests.corpus_texts import corpus_analysis, corpus_text
@@ -250,7 +250,7 @@ def test_list_read_again_later_keeps_its_assignment():
 
 
 def _keys(src: str) -> str:
-    from prreport.analyzers import _laterkey
+    from prreport.equivalence import laterkey as _laterkey
 
     fn = ast.parse(src).body[0]
     assert isinstance(fn, ast.FunctionDef)

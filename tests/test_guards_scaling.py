@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from prreport.analyzers._pyscope import CallSite
 from prreport.analyzers.guards import _pair, _within
+from prreport.python.scopes import CallSite
 
 
 def _sites(n: int, scopes: int) -> list[CallSite]:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from prreport.analyzers import SourceFiles, run_analyzers, selected
+from prreport.analyzers import run_analyzers, selected
 from prreport.bundle import FileChange, PullRequestBundle, PullRequestMeta
 from prreport.config import AnalysisConfig
 from prreport.diffparse import changed_lines
 from prreport.pipeline import Analysis
+from prreport.python.sources import SourceFiles
 from prreport.report.verdict import is_failure
 from tests.conftest import load_json, run_cli
 from tests.gitrepo import Repo, analyse_commit

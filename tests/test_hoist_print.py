@@ -16,8 +16,8 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from prreport.analyzers._hoist import HoistSource, _holder, hoist, parse_for_hoist
-from prreport.analyzers._hoist_cst import CstParts, _Hoist
+from prreport.codemods.hoist import HoistSource, _holder, hoist, parse_for_hoist
+from prreport.codemods.hoist_cst import CstParts, _Hoist
 
 MODULES = (
     "argparse",
@@ -183,7 +183,7 @@ def test_plain_hoists_do_not_import_libcst():
     code = (
         "import ast, importlib.util, sys\n"
         "from pathlib import Path\n"
-        "from prreport.analyzers._hoist import hoist_diff, parse_for_hoist\n"
+        "from prreport.codemods.hoist import hoist_diff, parse_for_hoist\n"
         "text = Path(importlib.util.find_spec('argparse').origin).read_text(encoding='utf-8')\n"
         "parsed = parse_for_hoist(text)\n"
         "lines = [n.lineno for f in ast.walk(parsed.tree) if isinstance(f, ast.FunctionDef)\n"

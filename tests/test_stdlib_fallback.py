@@ -16,9 +16,9 @@ from types import ModuleType
 import mypy
 import pytest
 
-from prreport.analyzers._stdlib import available_since, import_cannot_fail
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
+from prreport.python.stdlib import available_since, import_cannot_fail
 from prreport.render.markdown import render_markdown
 from tests.corpus_texts import corpus_bundle
 from tests.gitrepo import analyse_commit

@@ -171,7 +171,7 @@ def test_list_to_generator_returned_call_in_try_is_not_yield_from(tmp_path: Path
 def _form(src: str) -> str:
     import ast
 
-    from prreport.analyzers import _multiret
+    from prreport.equivalence import multiret as _multiret
 
     fn = ast.parse(src).body[0]
     assert isinstance(fn, ast.FunctionDef)

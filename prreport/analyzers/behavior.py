@@ -10,9 +10,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
-from prreport.analyzers._defs import same_tree
-from prreport.analyzers._equiv import (
+from prreport.analyzers import Analyzer, register
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.equivalence.canonical import (
     bindings,
     canonical,
     imports_in,
@@ -20,13 +20,15 @@ from prreport.analyzers._equiv import (
     module_bindings,
     rebound_builtins,
 )
-from prreport.analyzers._generators import generator_requests, generator_rewrites
-from prreport.analyzers._plainclass import constructions, moved_constructions
-from prreport.analyzers._pyscope import COMPOUND_STATEMENTS, single_binding
-from prreport.analyzers._pyversion import declared_min_python
-from prreport.analyzers._rewrites import Rewrite, see_through
-from prreport.bundle import FileChange, PullRequestBundle
+from prreport.equivalence.generators import generator_requests, generator_rewrites
+from prreport.equivalence.plainclass import constructions, moved_constructions
+from prreport.equivalence.rewrites import Rewrite, see_through
 from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import same_tree
+from prreport.python.parse import copy_tree
+from prreport.python.scopes import COMPOUND_STATEMENTS, single_binding
+from prreport.python.sources import SourceFiles
+from prreport.python.versions import declared_min_python
 from prreport.textlines import split_lines
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)

@@ -8,8 +8,9 @@ import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._assume import (
+from prreport.analyzers import Analyzer, register
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.equivalence.assume import (
     Assumption,
     Facts,
     decide,
@@ -19,7 +20,8 @@ from prreport.analyzers._assume import (
     outcome,
     simplify,
 )
-from prreport.analyzers._defs import (
+from prreport.findings import Finding
+from prreport.python.definitions import (
     bound_names,
     dump,
     explains,
@@ -27,9 +29,8 @@ from prreport.analyzers._defs import (
     lines_with_blanks,
     same_tree,
 )
-from prreport.analyzers._pyscope import SIMPLE_STATEMENTS
-from prreport.bundle import FileChange, PullRequestBundle
-from prreport.findings import Finding
+from prreport.python.scopes import SIMPLE_STATEMENTS
+from prreport.python.sources import SourceFiles
 
 _OTHER = object()  # a value equal to none of the constants a chain compares with
 

@@ -7,9 +7,13 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import reference_request
-from prreport.analyzers._initorder import (
+from prreport.analyzers import Analyzer, register
+from prreport.analyzers.imports import scope_index
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import category
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import reference_request
+from prreport.python.initorder import (
     MODULE_DUNDERS,
     InitWalk,
     head_imports,
@@ -18,18 +22,15 @@ from prreport.analyzers._initorder import (
     name_state,
     walk_init,
 )
-from prreport.analyzers._modimports import (
+from prreport.python.modules import (
     ImportBinding,
     ModuleIndex,
     module_level_imports,
     newly_module_level,
     parents,
 )
-from prreport.analyzers._pyscope import ImportBinding as ScopedBinding
-from prreport.analyzers.imports import scope_index
-from prreport.bundle import FileChange, PullRequestBundle
-from prreport.classify import category
-from prreport.findings import ContextRequest, Finding
+from prreport.python.scopes import ImportBinding as ScopedBinding
+from prreport.python.sources import SourceFiles
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import (
+from prreport.analyzers import Analyzer, register
+from prreport.analyzers.overrides import find_in_bases
+from prreport.analyzers.symbols import moves
+from prreport.bundle import PullRequestBundle
+from prreport.classify import category
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import (
     Change,
     Definition,
     definition_changes,
@@ -23,12 +28,8 @@ from prreport.analyzers._defs import (
     strip_docstring,
     word_hits,
 )
-from prreport.analyzers._pyscope import is_string_statement
-from prreport.analyzers.overrides import find_in_bases
-from prreport.analyzers.symbols import moves
-from prreport.bundle import PullRequestBundle
-from prreport.classify import category
-from prreport.findings import ContextRequest, Finding
+from prreport.python.scopes import is_string_statement
+from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.sources import SourceFiles
 
 
 @register

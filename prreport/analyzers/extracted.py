@@ -14,8 +14,32 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
-from prreport.analyzers import Analyzer, SourceFiles, copy_tree, register
-from prreport.analyzers._defs import (
+from prreport.analyzers import Analyzer, register
+from prreport.analyzers.overrides import find_in_bases
+from prreport.analyzers.symbols import moves
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.equivalence.canonical import (
+    bindings,
+    canonical,
+    imports_in,
+    locally_bound,
+    module_bindings,
+    rebound_builtins,
+)
+from prreport.equivalence.canonical import module_of as module_path
+from prreport.equivalence.expand import (
+    OrdinalNames,
+    call_matcher,
+    called_names,
+    calls_in,
+    expansion_finding,
+    imports_by_stem,
+    module_level,
+    prove_module,
+    site_pairs,
+)
+from prreport.findings import Finding
+from prreport.python.definitions import (
     Change,
     Definition,
     bound_names,
@@ -29,31 +53,9 @@ from prreport.analyzers._defs import (
     segment,
     strip_docstring,
 )
-from prreport.analyzers._equiv import (
-    bindings,
-    canonical,
-    imports_in,
-    locally_bound,
-    module_bindings,
-    rebound_builtins,
-)
-from prreport.analyzers._equiv import module_of as module_path
-from prreport.analyzers._expand import (
-    OrdinalNames,
-    call_matcher,
-    called_names,
-    calls_in,
-    expansion_finding,
-    imports_by_stem,
-    module_level,
-    prove_module,
-    site_pairs,
-)
-from prreport.analyzers.overrides import find_in_bases
-from prreport.analyzers.symbols import moves
-from prreport.bundle import FileChange, PullRequestBundle
-from prreport.findings import Finding
-from prreport.pyparse import parse as parse_quietly
+from prreport.python.parse import copy_tree
+from prreport.python.parse import parse as parse_quietly
+from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
 
 _ORDER = {"byte-identical": 0, "modulo-renames": 1, "different": 2}

@@ -10,28 +10,29 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import dump, same_tree
-from prreport.analyzers._equiv import _absolute
-from prreport.analyzers._pyscope import (
+from prreport.analyzers import Analyzer, register
+from prreport.analyzers.behavior import functions
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import python_module_path
+from prreport.equivalence.canonical import _absolute
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import dump, same_tree
+from prreport.python.parse import parse as parse_quietly
+from prreport.python.scopes import (
     COMPOUND_STATEMENTS,
     all_statements,
     is_string_statement,
     single_binding,
     source_lines,
 )
-from prreport.analyzers._pyversion import (
+from prreport.python.sources import SourceFiles
+from prreport.python.stdlib import import_cannot_fail
+from prreport.python.versions import (
     PACKAGING,
     declared_min_python,
     fixed_by_version,
     version_test,
 )
-from prreport.analyzers._stdlib import import_cannot_fail
-from prreport.analyzers.behavior import functions
-from prreport.bundle import FileChange, PullRequestBundle
-from prreport.classify import python_module_path
-from prreport.findings import ContextRequest, Finding
-from prreport.pyparse import parse as parse_quietly
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)

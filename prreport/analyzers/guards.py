@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Set
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._pyscope import MODULE_SCOPE, CallSite, call_sites
+from prreport.analyzers import Analyzer, register
 from prreport.analyzers.imports import import_moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.scopes import MODULE_SCOPE, CallSite, call_sites
+from prreport.python.sources import SourceFiles
 
 
 def _within(scope: str, roots: Set[str]) -> bool:

@@ -9,10 +9,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._pyscope import MODULE_SCOPE, ImportBinding, PathIndex, ScopeIndex, index
+from prreport.analyzers import Analyzer, register
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.scopes import MODULE_SCOPE, ImportBinding, PathIndex, ScopeIndex, index
+from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
 
 Line = tuple[str, str, int]

@@ -8,8 +8,14 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import (
+from prreport.analyzers import Analyzer, register
+from prreport.analyzers.overrides import overriding_subclasses
+from prreport.analyzers.symbols import carried, moves
+from prreport.bundle import PullRequestBundle
+from prreport.equivalence.canonical import module_bindings, module_of
+from prreport.equivalence.expand import class_bound, expansion_finding, is_super, site_pairs
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import (
     Change,
     Definition,
     definition_changes,
@@ -17,12 +23,7 @@ from prreport.analyzers._defs import (
     file_index,
     reference_request,
 )
-from prreport.analyzers._equiv import module_bindings, module_of
-from prreport.analyzers._expand import class_bound, expansion_finding, is_super, site_pairs
-from prreport.analyzers.overrides import overriding_subclasses
-from prreport.analyzers.symbols import carried, moves
-from prreport.bundle import PullRequestBundle
-from prreport.findings import ContextRequest, Finding
+from prreport.python.sources import SourceFiles
 
 _BUILTINS = frozenset(dir(builtins))
 

@@ -10,10 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._deps import metadata_files, required_imports
-from prreport.analyzers._modimports import ModuleIndex
-from prreport.analyzers._pyscope import Guard, ImportBinding, ScopeIndex, index
+from prreport.analyzers import Analyzer, register
 from prreport.analyzers.cycles import (
     _complete,
     _Exploration,
@@ -24,6 +21,10 @@ from prreport.analyzers.cycles import (
 from prreport.analyzers.imports import scope_index
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
+from prreport.python.deps import metadata_files, required_imports
+from prreport.python.modules import ModuleIndex
+from prreport.python.scopes import Guard, ImportBinding, ScopeIndex, index
+from prreport.python.sources import SourceFiles
 
 # A file named in the PR description: a path or a bare file name (``decode.py``).
 _NAMED_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.py)(?![\w/])")
@@ -321,7 +322,7 @@ def _followup(path: str, text: str, line: int, parsed: list[Any], tree: ast.Modu
     """The codemod diff hoisting the import at ``line``; ``parsed`` keeps the file prepared once
     for all its codemods. The codemod module (and libcst, for the shapes not edited on the text) is imported
     only here: for a follow-up the report shows."""
-    from prreport.analyzers._hoist import hoist_diff, parse_for_hoist
+    from prreport.codemods.hoist import hoist_diff, parse_for_hoist
 
     if not parsed:
         parsed.append(parse_for_hoist(text, tree))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._pyscope import Loop
+from prreport.analyzers import Analyzer, register
 from prreport.analyzers.imports import scope_index
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.scopes import Loop
+from prreport.python.sources import SourceFiles
 
 
 def _keyed(loops: Iterable[Loop]) -> dict[tuple[str, str, int], Loop]:

@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from prreport.analyzers import Analyzer, SourceFiles, register
+from prreport.analyzers import Analyzer, register
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.sources import SourceFiles
 
 _BUILTINS = frozenset(dir(builtins)) | {
     "__file__",

@@ -7,8 +7,10 @@ import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import (
+from prreport.analyzers import Analyzer, register
+from prreport.bundle import PullRequestBundle
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import (
     Definition,
     bound_names,
     definition_changes,
@@ -23,8 +25,7 @@ from prreport.analyzers._defs import (
     reference_request,
     strip_docstring,
 )
-from prreport.bundle import PullRequestBundle
-from prreport.findings import ContextRequest, Finding
+from prreport.python.sources import SourceFiles
 
 _NO_OP = ("pass", "ellipsis", "docstring")
 _MAX_DEPTH = 4

@@ -87,8 +87,11 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import (
+from prreport.analyzers import Analyzer, register
+from prreport.analyzers.overrides import find_in_bases, resolve_class
+from prreport.bundle import PullRequestBundle
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import (
     Definition,
     definition_changes,
     file_index,
@@ -96,10 +99,8 @@ from prreport.analyzers._defs import (
     reference_request,
     removal_explains,
 )
-from prreport.analyzers._pyscope import is_string_statement
-from prreport.analyzers.overrides import find_in_bases, resolve_class
-from prreport.bundle import PullRequestBundle
-from prreport.findings import ContextRequest, Finding
+from prreport.python.scopes import is_string_statement
+from prreport.python.sources import SourceFiles
 
 # Bases that define no method a subclass could lose (``Protocol`` is rejected, not skipped).
 _NEUTRAL = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.ABC"})

@@ -12,8 +12,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from prreport.analyzers import Analyzer, SourceFiles, register
-from prreport.analyzers._defs import (
+from prreport.analyzers import Analyzer, register
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import category
+from prreport.equivalence.canonical import canonical, locally_bound, module_bindings
+from prreport.equivalence.canonical import module_of as module_path
+from prreport.equivalence.expand import contained
+from prreport.findings import ContextRequest, Finding
+from prreport.python.definitions import (
     Change,
     Definition,
     definition_changes,
@@ -30,13 +36,8 @@ from prreport.analyzers._defs import (
     text_rows,
     word_hits,
 )
-from prreport.analyzers._equiv import canonical, locally_bound, module_bindings
-from prreport.analyzers._equiv import module_of as module_path
-from prreport.analyzers._expand import contained
-from prreport.bundle import FileChange, PullRequestBundle
-from prreport.classify import category
-from prreport.findings import ContextRequest, Finding
-from prreport.pyparse import parse as parse_quietly
+from prreport.python.parse import parse as parse_quietly
+from prreport.python.sources import SourceFiles
 
 _BUILTINS = frozenset(dir(builtins))
 _FAMILY = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from prreport.analyzers import SourceFiles
 from prreport.bundle import PullRequestBundle
+from prreport.python.sources import SourceFiles
 from prreport.series import series_of
 
 # Risk severities (prreport.report) in the order a reader wants them.

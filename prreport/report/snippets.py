@@ -9,7 +9,7 @@ from typing import Any
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.diffparse import changed_lines
 from prreport.findings import Finding
-from prreport.pyparse import parse as parse_quietly
+from prreport.python.parse import parse as parse_quietly
 from prreport.report.facts import site_labels
 from prreport.report.verdict import proves_equivalence
 from prreport.textlines import split_lines

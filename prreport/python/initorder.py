@@ -14,14 +14,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 
-from prreport.analyzers import SourceFiles
-from prreport.analyzers._modimports import (
+from prreport.python.modules import (
     ImportBinding,
     ModuleIndex,
     is_type_checking,
     module_level_imports,
     parents,
 )
+from prreport.python.sources import SourceFiles
 
 # Bound by the import system before the first line of a module runs.
 MODULE_DUNDERS = frozenset(

@@ -78,13 +78,14 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from prreport.analyzers import SourceFiles, copy_tree
-from prreport.analyzers._defs import reference_request, same_tree
-from prreport.analyzers._equiv import module_of
-from prreport.analyzers._pyscope import bound_anywhere, is_string_statement, single_binding
-from prreport.analyzers._rewrites import Rewrite, see_through
 from prreport.bundle import PullRequestBundle
+from prreport.equivalence.canonical import module_of
+from prreport.equivalence.rewrites import Rewrite, see_through
 from prreport.findings import ContextRequest
+from prreport.python.definitions import reference_request, same_tree
+from prreport.python.parse import copy_tree
+from prreport.python.scopes import bound_anywhere, is_string_statement, single_binding
+from prreport.python.sources import SourceFiles
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)

@@ -21,10 +21,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from prreport.analyzers import SourceFiles
-from prreport.analyzers import _laterkey as laterkey
-from prreport.analyzers import _multiret as multiret
-from prreport.analyzers._defs import (
+from prreport.bundle import FileChange
+from prreport.equivalence import laterkey as laterkey
+from prreport.equivalence import multiret as multiret
+from prreport.equivalence.canonical import canonical as spelled_one_way
+from prreport.equivalence.plainclass import constructions, stable_field
+from prreport.equivalence.rereads import quiet_until_last_read
+from prreport.equivalence.rewrites import Inert, see_through
+from prreport.findings import Finding
+from prreport.python.definitions import (
     Definition,
     bound_names,
     dump,
@@ -34,13 +39,8 @@ from prreport.analyzers._defs import (
     same_tree,
     strip_docstring,
 )
-from prreport.analyzers._equiv import canonical as spelled_one_way
-from prreport.analyzers._plainclass import constructions, stable_field
-from prreport.analyzers._pyscope import is_string_statement, own_nodes
-from prreport.analyzers._rereads import quiet_until_last_read
-from prreport.analyzers._rewrites import Inert, see_through
-from prreport.bundle import FileChange
-from prreport.findings import Finding
+from prreport.python.scopes import is_string_statement, own_nodes
+from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)

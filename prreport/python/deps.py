@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from prreport.analyzers._modimports import LAYOUT_DIRS
+from prreport.python.modules import LAYOUT_DIRS
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from prreport.analyzers import SourceFiles, copy_tree
-from prreport.analyzers._pyscope import is_string_statement
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.findings import ContextRequest
+from prreport.python.parse import copy_tree
+from prreport.python.scopes import is_string_statement
+from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
 
 

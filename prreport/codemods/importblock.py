@@ -8,7 +8,7 @@ import ast
 import re
 import sys
 
-from prreport.analyzers._pyscope import COMPOUND_STATEMENTS
+from prreport.python.scopes import COMPOUND_STATEMENTS
 from prreport.textlines import split_lines
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))

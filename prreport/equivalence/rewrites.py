@@ -48,8 +48,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from prreport.analyzers._defs import same_tree
-from prreport.analyzers._pyversion import fixed_by_version
+from prreport.python.definitions import same_tree
+from prreport.python.versions import fixed_by_version
 
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _BLOCKS = ("body", "orelse", "finalbody")

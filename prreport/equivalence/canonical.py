@@ -16,7 +16,7 @@ versions that differ only in
   ``list``), ``"{} {!r}".format(a, b)`` / ``f"{a} {b!r}"`` (names,
   constants or attributes, each used once in order)
 
-compare equal with :func:`prreport.analyzers._defs.same_tree`. Everything else (logic, messages,
+compare equal with :func:`prreport.python.definitions.same_tree`. Everything else (logic, messages,
 defaults, decorators other than their spelling) stays.
 """
 
@@ -27,8 +27,8 @@ import re
 import string
 from collections.abc import Iterable
 
-from prreport.analyzers import copy_tree
-from prreport.analyzers._pyscope import bound_anywhere, is_string_statement
+from prreport.python.parse import copy_tree
+from prreport.python.scopes import bound_anywhere, is_string_statement
 
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _LAYOUT_ROOTS = ("src", "lib", "python")

@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from prreport.analyzers import SourceFiles
+    from prreport.python.sources import SourceFiles
 
 PACKAGING = ("pyproject.toml", "setup.cfg", "setup.py")
 _DECLARED = (

@@ -67,7 +67,7 @@ import ast
 import copy
 from collections.abc import Sequence
 
-from prreport.analyzers._pyscope import own_nodes
+from prreport.python.scopes import own_nodes
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)

@@ -80,11 +80,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from prreport.analyzers import SourceFiles
-from prreport.analyzers._assume import dotted
-from prreport.analyzers._equiv import module_bindings, module_of
-from prreport.analyzers._pyscope import bound_anywhere, is_string_statement, single_binding
 from prreport.bundle import FileChange
+from prreport.equivalence.assume import dotted
+from prreport.equivalence.canonical import module_bindings, module_of
+from prreport.python.scopes import bound_anywhere, is_string_statement, single_binding
+from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
 
 _OPTIONS = frozenset(

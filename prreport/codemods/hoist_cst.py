@@ -15,7 +15,7 @@ from typing import Any, cast
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from prreport.analyzers._importblock import (
+from prreport.codemods.importblock import (
     COMPOUND,
     FIRST_BREAK,
     ModuleText,

@@ -14,7 +14,7 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from prreport.analyzers._defs import dump, same_tree
+from prreport.python.definitions import dump, same_tree
 
 _ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
 # Literal types whose ``==`` is plain value equality (floats: 0.0 == -0.0, nan != nan).

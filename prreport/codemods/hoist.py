@@ -16,19 +16,19 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from prreport.analyzers._importblock import (
+from prreport.codemods.importblock import (
     COMPOUND,
     ModuleText,
     isort_key,
     section,
     span,
 )
-from prreport.analyzers._pyscope import SIMPLE_STATEMENTS, child_blocks
-from prreport.pyparse import parse as parse_quietly
+from prreport.python.parse import parse as parse_quietly
+from prreport.python.scopes import SIMPLE_STATEMENTS, child_blocks
 from prreport.textlines import split_lines
 
 if TYPE_CHECKING:
-    from prreport.analyzers._hoist_cst import CstParts
+    from prreport.codemods.hoist_cst import CstParts
 
 _BREAK_AT_END = re.compile(r"(\r\n|\r|\n)\Z")
 # ``from <dots><module> import`` and ``import <module>``, spelled without inner spaces.
@@ -114,7 +114,7 @@ class HoistSource(ModuleText):
             if plain is not None:
                 return plain
         if self._cst is None:
-            from prreport.analyzers._hoist_cst import CstParts  # libcst: only for these
+            from prreport.codemods.hoist_cst import CstParts  # libcst: only for these
 
             self._cst = CstParts(self)
         return self._cst.hoist(at, holder, line)
