@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import ast
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.imports import scope_index
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
 from prreport.python.definitions import reference_request
+from prreport.python.importgraph import (
+    _complete,
+    _Exploration,
+    as_module_binding,
+    explore,
+    module_index,
+)
+from prreport.python.importmoves import scope_index
 from prreport.python.initorder import (
     MODULE_DUNDERS,
     InitWalk,
-    head_imports,
-    head_tree,
     imported_by_none,
     name_state,
     walk_init,
@@ -29,7 +33,6 @@ from prreport.python.modules import (
     newly_module_level,
     parents,
 )
-from prreport.python.scopes import ImportBinding as ScopedBinding
 from prreport.python.sources import SourceFiles
 
 
@@ -47,34 +50,6 @@ class _Hoist:
     preexisting: bool = False
     # The target is first-party but has no source in the tree (a partial tree, a generated file).
     unresolved: bool = False
-
-
-@dataclass
-class _Exploration:
-    """Breadth-first walk over module-level first-party imports starting at the target."""
-
-    chain: list[str] = field(default_factory=list)  # importer ... importer when a cycle exists
-    target_imports: list[str] = field(default_factory=list)
-    target_external: list[str] = field(default_factory=list)
-    explored: set[str] = field(default_factory=set)
-    missing: set[str] = field(default_factory=set)  # paths not fetched yet
-    unavailable: set[str] = field(default_factory=set)  # first-party modules with no source
-    unparseable: set[str] = field(default_factory=set)  # paths that do not parse at head
-    truncated: bool = False
-    external: set[str] = field(default_factory=set)  # top-level third-party names, whole walk
-    ancestor: bool = False  # the target is a package of the importer: already in sys.modules
-    # the target is a package of the importer and names are imported from it: how far its
-    # __init__ has run when the importer first runs
-    init: InitWalk | None = None
-
-
-def module_index(sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
-    """The repository's module index (head paths; the changed files alone on a partial tree)."""
-    bundle = sources.bundle
-    paths = (*bundle.head_paths, *(f.path for f in bundle.files if f.after is not None))
-    return sources.memo(
-        "", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party)
-    )
 
 
 def _hoists(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleIndex) -> list[_Hoist]:
@@ -136,20 +111,6 @@ def _targets(
     return out
 
 
-def as_module_binding(b: ScopedBinding) -> ImportBinding:
-    """A scope-index import binding in the form the module index resolves."""
-    return ImportBinding(
-        b.module[b.level :] if b.is_from else b.module,
-        b.level,
-        (b.name or "") if b.is_from else "",
-        b.alias or "",
-        b.bound,
-        b.line,
-        b.stmt_line,
-        False,
-    )
-
-
 def _lazy_targets(sources: SourceFiles, index: ModuleIndex, importer: str, path: str) -> set[str]:
     """First-party modules a before file imported inside functions or classes."""
     ix = scope_index(sources, path, "before")
@@ -174,85 +135,6 @@ def _all_keys(sources: SourceFiles, path: str) -> set[tuple[int, str, str, str]]
         else (0, b.module, "", b.alias or "")
         for b in ix.imports
     }
-
-
-def explore(
-    sources: SourceFiles, index: ModuleIndex, importer: str, target: str, depth: int
-) -> _Exploration:
-    """Walk what a new module-level import of ``target`` in ``importer`` newly runs.
-
-    The importer's packages are in ``sys.modules`` already (initialised or initialising), so
-    the walk starts at the target's packages that are not the importer's and the target, and
-    follows module-level first-party imports (``depth`` hops) looking for the importer.
-    """
-    ex = _Exploration()
-    # The importer's own packages are in sys.modules before it runs (being initialised), so
-    # importing them again runs nothing: reaching them is no cycle. Reaching the importer is.
-    settled = set(parents(importer))
-    if target in settled:
-        ex.ancestor = True
-        ex.explored.add(target)
-        return ex
-    start = [
-        p for p in parents(target) if p not in settled and p != importer and index.path_of(p)
-    ] + [target]
-    queue = deque([(m, [importer, m]) for m in start])
-    seen = set(start)
-    while queue:
-        module, chain = queue.popleft()
-        path = index.path_of(module)
-        if path is None:
-            ex.unavailable.add(module)
-            continue
-        tree, fetched = head_tree(sources, path)
-        if not fetched:
-            ex.missing.add(path)
-            continue
-        if tree is None:
-            ex.unparseable.add(path)
-            continue
-        ex.explored.add(module)
-        edges: list[str] = []
-        first_party: set[str] = set()
-        external: set[str] = set()
-        for b in head_imports(sources, path, tree):
-            dest = index.target(b, module, path)
-            absolute = index.absolute(b, module, path) or b.module
-            if dest is None:
-                if not index.is_first_party(absolute):
-                    external.add(absolute)
-                    ex.external.add(absolute.split(".")[0])
-                    continue
-                first_party.add(absolute)
-                # first-party but no source to read (a partial tree, a generated module)
-                lost = index.unresolved(b, module, path)
-                if lost and lost not in settled and lost != importer:
-                    ex.unavailable.add(lost)
-                continue
-            first_party.add(dest)
-            # The importer is in sys.modules while it runs too: importing one of its submodules
-            # does not run it again (only ``import M`` / ``from M import name`` reaches it).
-            edges.extend(
-                p for p in parents(dest) if p not in settled and p != importer and index.path_of(p)
-            )
-            if dest not in settled:
-                edges.append(dest)
-        if module == target:
-            ex.target_imports = sorted(first_party)
-            ex.target_external = sorted(external)
-        for dest in edges:
-            if dest == importer:
-                if not ex.chain:
-                    ex.chain = [*chain, dest]
-                continue
-            if dest in seen:
-                continue
-            if len(chain) - 1 >= depth:
-                ex.truncated = True
-                continue
-            seen.add(dest)
-            queue.append((dest, [*chain, dest]))
-    return ex
 
 
 def _judge(
@@ -408,10 +290,6 @@ _WHY = {
     "unread": "the package __init__ could not be read",
     "unbound": "the package __init__ never binds it: perhaps a module not in the repository",
 }
-
-
-def _complete(ex: _Exploration) -> bool:
-    return not (ex.truncated or ex.missing or ex.unavailable or ex.unparseable)
 
 
 def _forbidden(importer: str, target: str, ex: _Exploration) -> str:

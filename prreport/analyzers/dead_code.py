@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.overrides import find_in_bases
-from prreport.analyzers.symbols import moves
 from prreport.bundle import PullRequestBundle
 from prreport.classify import category
+from prreport.equivalence.moves import moves
 from prreport.findings import ContextRequest, Finding
 from prreport.python.definitions import (
     Change,
@@ -28,6 +27,7 @@ from prreport.python.definitions import (
     strip_docstring,
     word_hits,
 )
+from prreport.python.hierarchy import find_in_bases
 from prreport.python.scopes import is_string_statement
 from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines

@@ -15,8 +15,6 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.overrides import find_in_bases
-from prreport.analyzers.symbols import moves
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.equivalence.canonical import (
     bindings,
@@ -38,6 +36,7 @@ from prreport.equivalence.expand import (
     prove_module,
     site_pairs,
 )
+from prreport.equivalence.moves import moves
 from prreport.findings import Finding
 from prreport.python.definitions import (
     Change,
@@ -53,6 +52,7 @@ from prreport.python.definitions import (
     segment,
     strip_docstring,
 )
+from prreport.python.hierarchy import find_in_bases
 from prreport.python.parse import copy_tree
 from prreport.python.parse import parse as parse_quietly
 from prreport.python.sources import SourceFiles

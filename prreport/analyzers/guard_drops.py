@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from functools import partial
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.behavior import functions
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.equivalence.canonical import _absolute
 from prreport.findings import ContextRequest, Finding
 from prreport.python.definitions import dump, same_tree
+from prreport.python.functions import functions
 from prreport.python.parse import parse as parse_quietly
 from prreport.python.scopes import (
     COMPOUND_STATEMENTS,

@@ -6,9 +6,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Set
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.imports import import_moves
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.importmoves import import_moves
 from prreport.python.scopes import MODULE_SCOPE, CallSite, call_sites
 from prreport.python.sources import SourceFiles
 

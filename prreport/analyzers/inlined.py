@@ -9,11 +9,10 @@ from collections.abc import Callable, Iterable
 from functools import partial
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.overrides import overriding_subclasses
-from prreport.analyzers.symbols import carried, moves
 from prreport.bundle import PullRequestBundle
 from prreport.equivalence.canonical import module_bindings, module_of
 from prreport.equivalence.expand import class_bound, expansion_finding, is_super, site_pairs
+from prreport.equivalence.moves import carried, moves
 from prreport.findings import ContextRequest, Finding
 from prreport.python.definitions import (
     Change,
@@ -23,6 +22,7 @@ from prreport.python.definitions import (
     file_index,
     reference_request,
 )
+from prreport.python.hierarchy import overriding_subclasses
 from prreport.python.sources import SourceFiles
 
 _BUILTINS = frozenset(dir(builtins))

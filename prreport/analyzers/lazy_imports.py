@@ -11,17 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.cycles import (
+from prreport.bundle import PullRequestBundle
+from prreport.findings import ContextRequest, Finding
+from prreport.python.deps import metadata_files, required_imports
+from prreport.python.importgraph import (
     _complete,
     _Exploration,
     as_module_binding,
     explore,
     module_index,
 )
-from prreport.analyzers.imports import scope_index
-from prreport.bundle import PullRequestBundle
-from prreport.findings import ContextRequest, Finding
-from prreport.python.deps import metadata_files, required_imports
+from prreport.python.importmoves import scope_index
 from prreport.python.modules import ModuleIndex
 from prreport.python.scopes import Guard, ImportBinding, ScopeIndex, index
 from prreport.python.sources import SourceFiles

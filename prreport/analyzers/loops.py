@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.imports import scope_index
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.importmoves import scope_index
 from prreport.python.scopes import Loop
 from prreport.python.sources import SourceFiles
 

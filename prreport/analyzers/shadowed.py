@@ -88,7 +88,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from prreport.analyzers import Analyzer, register
-from prreport.analyzers.overrides import find_in_bases, resolve_class
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
 from prreport.python.definitions import (
@@ -99,6 +98,7 @@ from prreport.python.definitions import (
     reference_request,
     removal_explains,
 )
+from prreport.python.hierarchy import find_in_bases, resolve_class
 from prreport.python.scopes import is_string_statement
 from prreport.python.sources import SourceFiles
 
