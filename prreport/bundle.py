@@ -58,6 +58,19 @@ class FileChange:
         """The path of the file in the base revision."""
         return self.old_path or self.path
 
+    @property
+    def unread_sides(self) -> tuple[str, ...]:
+        """The sides (``"before"``, ``"after"``) the file has by its status but no text of.
+
+        Such a side was not read (not valid text in its encoding, too large, missing): it is
+        unknown, never an empty file, so the file looks neither added nor deleted.
+        """
+        if self.binary:
+            return ()
+        before = self.status != "added" and self.before is None
+        after = self.status != "deleted" and self.after is None
+        return (*(("before",) if before else ()), *(("after",) if after else ()))
+
 
 @dataclass(frozen=True)
 class Comment:
@@ -148,6 +161,29 @@ class PullRequestBundle:
             if f.path == path:
                 return f
         return None
+
+
+def analysable(bundle: PullRequestBundle) -> PullRequestBundle:
+    """The bundle analyzers see: a file with an unread side has no text on either side.
+
+    Its read side alone would make every definition of the file look added or removed; without
+    text the file is not analysed (and the verdict is unknown). ``bundle`` itself when every
+    side was read.
+    """
+    if not any(f.unread_sides for f in bundle.files):
+        return bundle
+    files = tuple(
+        dataclasses.replace(
+            f,
+            before=None,
+            after=None,
+            note=f.note or f"{' and '.join(f.unread_sides)} text missing",
+        )
+        if f.unread_sides
+        else f
+        for f in bundle.files
+    )
+    return dataclasses.replace(bundle, files=files)
 
 
 # --- JSON (de)serialisation -------------------------------------------------------------

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prreport.analyzers import collect_requests, run_analyzers, selected
-from prreport.bundle import PullRequestBundle
+from prreport.bundle import PullRequestBundle, analysable
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
@@ -70,11 +70,13 @@ def gather(source: Source, config: Config) -> PullRequestBundle:
 def _gather(source: Source, config: Config) -> PullRequestBundle:
     bundle = source.fetch()
     analyzers = selected(config.analysis)
-    sources = SourceFiles(bundle)
+    # Analyzers plan on what they will analyse: no text of a file with an unread side.
+    view = analysable(bundle)
+    sources = SourceFiles(view)
     for _ in range(_MAX_CONTEXT_ROUNDS):
-        if sources.bundle is not bundle:
-            sources = _sources_for(bundle, sources)
-        request, _diags = collect_requests(analyzers, bundle, sources)
+        if sources.bundle is not view:
+            sources = _sources_for(view, sources)
+        request, _diags = collect_requests(analyzers, view, sources)
         files = sorted(set(request.files) - set(bundle.context_files))
         names = sorted(set(request.references) - set(bundle.references))
         if not files and not names:
@@ -90,8 +92,9 @@ def _gather(source: Source, config: Config) -> PullRequestBundle:
         bundle = dataclasses.replace(
             bundle, context_files=context, references=references, reference_scope=scope
         )
-    if sources.bundle is not bundle:
-        sources = _sources_for(bundle, sources)
+        view = analysable(bundle)
+    if sources.bundle is not view:
+        sources = _sources_for(view, sources)
     with _GATHERED_LOCK:
         while len(_GATHERED) >= _KEEP_GATHERED:
             _GATHERED.pop(next(iter(_GATHERED)))
@@ -144,20 +147,43 @@ def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> A
 
 def _analyse(bundle: PullRequestBundle, config: Config, debug: bool) -> Analysis:
     analyzers = selected(config.analysis)
+    # No finding may use a side that was not read: the analyzers see no text of such a file.
+    view = analysable(bundle)
     # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
     with _GATHERED_LOCK:
         gathered = _GATHERED.pop(id(bundle), None)
-    sources = (
-        gathered if gathered is not None and gathered.bundle is bundle else SourceFiles(bundle)
-    )
+    if gathered is None:
+        sources = SourceFiles(view)
+    elif gathered.bundle is view:
+        sources = gathered
+    else:  # a view made anew (or another bundle under a reused id): keep the trees it shares
+        sources = _sources_for(view, gathered)
     try:
-        _req, plan_diags = collect_requests(analyzers, bundle, sources)
-        findings, diags = run_analyzers(analyzers, bundle, debug=debug, sources=sources)
+        _req, plan_diags = collect_requests(analyzers, view, sources)
+        findings, diags = run_analyzers(analyzers, view, debug=debug, sources=sources)
     finally:
         sources.release()  # the trees go now, by reference counting, not at a collector pass
-    diags = plan_diags + diags
+    diags = unread_diagnostics(bundle) + plan_diags + diags
     model = build_model(bundle, findings, diags, config)
     return Analysis(bundle, findings, diags, model)
+
+
+def unread_diagnostics(bundle: PullRequestBundle) -> list[Diagnostic]:
+    """One diagnostic per changed file with a side that was not read: the file is not analysed."""
+    out = []
+    for f in bundle.files:
+        sides = f.unread_sides
+        if sides:
+            why = f"{f.note}: " if f.note else ""
+            out.append(
+                Diagnostic(
+                    "source",
+                    f.path,
+                    f"{why}{' and '.join(sides)} version not read, so the file is not analysed"
+                    " (its change is unknown, not a removal or an addition)",
+                )
+            )
+    return out
 
 
 def render_outputs(

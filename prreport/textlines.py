@@ -8,7 +8,10 @@ these helpers instead.
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
+import tokenize
 
 _BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_KEEP = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
@@ -42,6 +45,16 @@ def has_lone_cr(text: str) -> bool:
     return "\r" in text and _LONE_CR.search(text) is not None
 
 
-def decode_source(data: bytes) -> str:
-    """Decode UTF-8 source as Python does: a leading byte-order mark is not part of the text."""
-    return data.decode("utf-8-sig")
+def source_encoding(data: bytes) -> str:
+    """The encoding Python reads source ``data`` in (PEP 263): the one a coding declaration in
+    its first two lines or a UTF-8 byte-order mark names, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        # No usable declaration (an unknown codec, non-UTF-8 bytes where one would have to be,
+        # a byte-order mark with another declaration): the text is UTF-8 or unreadable.
+        return "utf-8-sig"
+    # A codec of bytes to bytes (``rot13``, ``hex``...) is no text encoding: Python refuses it.
+    if not getattr(codecs.lookup(encoding), "_is_text_encoding", True):
+        return "utf-8-sig"
+    return encoding

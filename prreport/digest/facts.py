@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from prreport.bundle import PullRequestBundle
+from prreport.bundle import PullRequestBundle, analysable
 from prreport.python.sources import SourceFiles
 from prreport.series import series_of
 
@@ -22,7 +22,7 @@ _MAX_SPOTS = 3
 
 def problems_of(bundle: PullRequestBundle, diagnostics: Sequence[Any]) -> list[str]:
     """Why parts of a PR could not be analysed: diagnostics plus Python files that do not parse."""
-    sources = SourceFiles(bundle)
+    sources = SourceFiles(analysable(bundle))  # a file with an unread side is not parsed
     for f in sources.python_files():
         if f.after is not None:
             sources.tree(f.path, "after")
@@ -32,8 +32,9 @@ def problems_of(bundle: PullRequestBundle, diagnostics: Sequence[Any]) -> list[s
         text = f"{where}: {d.message}" if where else d.message
         if text not in seen:
             seen.append(text)
+    said = {d.path for d in diagnostics if d.path}
     for f in bundle.files:
-        if f.note and not f.binary:
+        if f.note and not f.binary and f.path not in said:
             text = f"{f.path}: {f.note}"
             if text not in seen:
                 seen.append(text)

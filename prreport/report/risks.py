@@ -194,9 +194,12 @@ def _unparseable(x: RiskInput) -> Evidence:
         for d in x.diagnostics
         if d.path
     ]
+    # A file the source could not read has its diagnostic already (saying which side): once.
+    said = {d.path for d in x.diagnostics if d.path}
     unreadable = [
         evidence(fd, reason=fd.details.get("reason", ""), message=fd.details.get("reason", ""))
         for fd in x.of("file.unreadable")
+        if fd.path not in said
     ]
     return located + unreadable
 

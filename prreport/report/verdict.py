@@ -181,6 +181,7 @@ class CodeLines:
     unparsed: tuple[str, ...] = ()  # Python source files that did not parse or could not be read
     # the unexplained changed code lines of Python source files: (path, side, line, text)
     lines: tuple[tuple[str, str, int, str], ...] = ()
+    unread: tuple[str, ...] = ()  # those of ``unparsed`` with a side that was not read
 
 
 # Files whose changes can alter what the shipped code does even when they are not Python.
@@ -213,8 +214,9 @@ def code_lines(
         if cat not in _BEHAVIOUR_CATEGORIES:
             analysed = analysed or python
             continue
-        if f.binary or f.patch is None or (f.before is None and f.after is None):
-            # No text to compare: unreadable Python source leaves the analysis incomplete.
+        if f.binary or f.patch is None or (f.before is None and f.after is None) or f.unread_sides:
+            # No text to compare (or one side only, which is no removal or addition):
+            # unreadable Python source leaves the analysis incomplete.
             if python and cat == "source" and not f.binary:
                 incomplete = True
                 unreadable.append(f.path)
@@ -257,6 +259,7 @@ def code_lines(
         tuple(failed),
         tuple(unreadable),
         tuple(lines),
+        tuple(f.path for f in bundle.files if f.path in unreadable and f.unread_sides),
     )
 
 
@@ -335,7 +338,7 @@ def unknown_reason(verdict: str, code: CodeLines) -> str:
     if code.failed:
         return "analyzer-failed"
     if code.unparsed:
-        return "unparsed"
+        return "unread" if set(code.unparsed) <= set(code.unread) else "unparsed"
     if not code.analysed:
         return "no-python"
     if not code.source_changed:

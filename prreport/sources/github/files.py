@@ -15,6 +15,7 @@ from prreport.bundle import FileChange
 from prreport.sources._text import decode_text
 from prreport.sources.github.api import PullRequestApi
 from prreport.sources.github.patch import reverse_apply
+from prreport.textlines import source_encoding
 
 _STATUS = {"removed": "deleted", "changed": "modified", "unchanged": "modified"}
 MAX_TEXT = 1_048_576  # same limit as the git source: larger files are noted, not analysed
@@ -77,11 +78,11 @@ def file_change(
         before = None
     elif status == "deleted":
         if patch is not None:
-            before = reverse_apply("", patch, adds, dels)
+            before = _patch_text(reverse_apply("", patch, adds, dels))
         if before is None:
             before, binary, note = decode_text(api.blob(f.sha, what), MAX_TEXT)
     elif after is not None and patch is not None:
-        before = reverse_apply(after, patch, adds, dels)
+        before = _patch_text(reverse_apply(after, patch, adds, dels))
     elif after is not None and f.changes == 0:
         before = after  # a pure rename or copy
     if before is None and status not in ("added",) and not binary and after is not None:
@@ -96,6 +97,15 @@ def file_change(
         return FileChange(path, status, 0, 0, old_path, True, None, None, None)
     texts[path] = after
     return FileChange(path, status, adds, dels, old_path, False, patch, before, after, note)
+
+
+def _patch_text(text: str | None) -> str | None:
+    """A text rebuilt from GitHub's patch, or None when the patch may not hold the file's text:
+    a file in another encoding (PEP 263) or with bytes GitHub replaced is read from its blob."""
+    if text is None or "\ufffd" in text:
+        return None
+    head = "\n".join(text.split("\n", 2)[:2]).encode("utf-8", "surrogatepass")
+    return text if source_encoding(head).startswith("utf-8") else None
 
 
 def _contents_at(api: PullRequestApi, path: str, ref: str, what: str) -> bytes | None:
