@@ -1,5 +1,11 @@
-"""Parsing the Python a PR changes: quietly, since the warnings compiling it gives (an invalid
-escape sequence: ``SyntaxWarning`` from Python 3.12) are about that code, not this run."""
+"""The one parse door: the Python a PR changes, read into a stdlib ``ast`` tree whatever its syntax.
+
+The fast path is the running interpreter's ``ast.parse``, quietly (the warnings compiling the
+code gives, e.g. an invalid escape sequence's ``SyntaxWarning`` from Python 3.12, are about that
+code, not this run). A file in syntax newer than the running Python (PEP 810 ``lazy import``,
+PEP 695 type parameters, PEP 758 ``except A, B:``) is read by libcst and lowered to the same
+lines in older syntax (``prreport.python.lowering``, loaded only then), what was lowered kept on
+the nodes."""
 
 from __future__ import annotations
 
@@ -12,10 +18,32 @@ from prreport.textlines import has_lone_cr
 
 
 def parse(text: str, filename: str = "<unknown>") -> ast.Module:
-    """``ast.parse`` of analysed code with its compile warnings silenced."""
+    """``ast.parse`` of analysed code with its compile warnings silenced; syntax newer than the
+    running Python is lowered first (the first ``SyntaxError`` is raised when that fails too)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.parse(text, filename=filename)
+        try:
+            return ast.parse(text, filename=filename)
+        except SyntaxError as first:
+            tree = _parse_lowered(text, filename)
+            if tree is None:
+                raise first from None
+            return tree
+
+
+def _parse_lowered(text: str, filename: str) -> ast.Module | None:
+    from prreport.python import lowering  # libcst: only for files the running Python cannot read
+
+    lowered = lowering.lower(text)
+    if lowered is None:
+        return None
+    code, facts = lowered
+    try:
+        tree = ast.parse(code, filename=filename)
+    except SyntaxError:
+        return None
+    lowering.mark(tree, facts)
+    return tree
 
 
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?: |$)", re.MULTILINE)

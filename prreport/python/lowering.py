@@ -1,0 +1,156 @@
+"""Newer Python syntax lowered to what the running interpreter's ``ast`` reads, with what was lowered kept.
+
+The stdlib ``ast`` reads only its own interpreter's grammar: on Python 3.11 a file using PEP 810
+``lazy import`` (3.15), PEP 695 type parameters and ``type`` statements (3.12), PEP 758
+``except A, B:`` (3.14) or PEP 701 f-strings (3.12) does not parse. libcst's own parser reads
+all of them on any Python. This module is the libcst side of the one parse door
+(``prreport.python.parse``): the file is parsed with libcst, each newer construct is rewritten
+into the nearest older spelling **on the same lines** (so every line number an analyzer reports
+is the file's own), and the result is parsed with ``ast``. What the older spelling loses is put
+back on the ``ast`` nodes as attributes, so analyzers read one tree whatever the Python:
+
+- ``Import.is_lazy`` / ``ImportFrom.is_lazy`` (1 for ``lazy import``, as Python 3.15's own ``ast``
+  spells it);
+- ``Assign.type_alias`` (True: it was ``type X = ...``, whose value is evaluated lazily);
+- ``FunctionDef/AsyncFunctionDef/ClassDef.type_params_lowered`` and, for a ``type`` statement,
+  ``Assign.type_params_lowered`` (the names of the PEP 695 parameters removed from its header;
+  they are bound in its own scope).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+
+@dataclass
+class Lowered:
+    """What the rewrite removed, by the line it starts on."""
+
+    lazy_lines: set[int] = field(default_factory=set)
+    alias_lines: set[int] = field(default_factory=set)
+    type_params: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.lazy_lines or self.alias_lines or self.type_params)
+
+
+class _Lower(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lowered = Lowered()
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def leave_LazyImport(self, original: cst.LazyImport, updated: cst.LazyImport) -> cst.Import:
+        self.lowered.lazy_lines.add(self._line(original))
+        return cst.Import(
+            names=updated.names,
+            semicolon=updated.semicolon,
+            whitespace_after_import=updated.whitespace_after_import,
+        )
+
+    def leave_LazyImportFrom(
+        self, original: cst.LazyImportFrom, updated: cst.LazyImportFrom
+    ) -> cst.ImportFrom:
+        self.lowered.lazy_lines.add(self._line(original))
+        return cst.ImportFrom(
+            module=updated.module,
+            names=updated.names,
+            relative=updated.relative,
+            lpar=updated.lpar,
+            rpar=updated.rpar,
+            semicolon=updated.semicolon,
+            whitespace_after_from=updated.whitespace_after_from,
+            whitespace_before_import=updated.whitespace_before_import,
+            whitespace_after_import=updated.whitespace_after_import,
+        )
+
+    def leave_TypeAlias(self, original: cst.TypeAlias, updated: cst.TypeAlias) -> cst.Assign:
+        self.lowered.alias_lines.add(self._line(original))
+        if original.type_parameters is not None:
+            self.lowered.type_params[self._line(original)] = _names(original.type_parameters)
+        return cst.Assign(
+            targets=[cst.AssignTarget(target=updated.name)],
+            value=updated.value,
+            semicolon=updated.semicolon,
+        )
+
+    def _params(self, original: cst.FunctionDef | cst.ClassDef) -> None:
+        if original.type_parameters is not None:
+            self.lowered.type_params[self._line(original.name)] = _names(original.type_parameters)
+
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        if original.type_parameters is None:
+            return updated
+        self._params(original)
+        return updated.with_changes(type_parameters=None)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        if original.type_parameters is None:
+            return updated
+        self._params(original)
+        return updated.with_changes(type_parameters=None)
+
+    def leave_ExceptHandler(
+        self, original: cst.ExceptHandler, updated: cst.ExceptHandler
+    ) -> cst.ExceptHandler:
+        # PEP 758: ``except A, B:`` is ``except (A, B):``; only the parentheses differ.
+        kind = updated.type
+        if isinstance(kind, cst.Tuple) and not kind.lpar:
+            return updated.with_changes(
+                type=kind.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            )
+        return updated
+
+    def leave_ExceptStarHandler(
+        self, original: cst.ExceptStarHandler, updated: cst.ExceptStarHandler
+    ) -> cst.ExceptStarHandler:
+        kind = updated.type
+        if isinstance(kind, cst.Tuple) and not kind.lpar:
+            return updated.with_changes(
+                type=kind.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            )
+        return updated
+
+
+def _names(params: cst.TypeParameters) -> tuple[str, ...]:
+    return tuple(p.param.name.value for p in params.params)
+
+
+def lower(text: str) -> tuple[str, Lowered] | None:
+    """``text`` rewritten into older syntax on the same lines, and what was removed; None when
+    libcst does not read it either (or nothing newer was found to lower)."""
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    transformer = _Lower()
+    code = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer).code
+    if code == text:
+        return None
+    return code, transformer.lowered
+
+
+def mark(tree: ast.Module, lowered: Lowered) -> None:
+    """Put what the rewrite removed back on the nodes of ``tree`` (see the module docstring)."""
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", None)
+        if line is None:
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and line in lowered.lazy_lines:
+            setattr(node, "is_lazy", 1)  # noqa: B010 (Python 3.15's own field)
+        elif isinstance(node, ast.Assign) and line in lowered.alias_lines:
+            setattr(node, "type_alias", True)  # noqa: B010
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign)):
+            names = lowered.type_params.get(line)
+            if names:
+                setattr(node, "type_params_lowered", names)  # noqa: B010
