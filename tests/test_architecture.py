@@ -84,3 +84,60 @@ def test_wheel_ships_templates(tmp_path: Path):
         "prreport/templates/style.css",
     ):
         assert required in names
+
+
+# The size rules of the layout (issue "Architecture III"): a module over this is several ideas.
+_MAX_MODULE_LINES = 450
+_MAX_FUNCTION_LINES = 80
+
+
+def _modules() -> list[Path]:
+    return sorted((ROOT / "prreport").rglob("*.py"))
+
+
+def test_no_module_or_function_over_the_size_limits():
+    """No module of prreport over 450 lines, no function over 80 (``def`` to its last line)."""
+    import ast
+
+    too_big = []
+    for path in _modules():
+        text = path.read_text(encoding="utf-8")
+        rel = path.relative_to(ROOT)
+        if text.count("\n") > _MAX_MODULE_LINES:
+            too_big.append(f"{rel}: {text.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > _MAX_FUNCTION_LINES:
+                    too_big.append(f"{rel}:{node.lineno} {node.name}: {length} lines")
+    assert not too_big, "over the size limits:\n" + "\n".join(too_big)
+
+
+def test_analyzers_package_holds_plugins_only():
+    """Every module of prreport/analyzers/ is a plug-in: no private helper modules, and each
+    defines a registered ``Analyzer`` with a docstring (its before/after)."""
+    import ast
+
+    problems = []
+    for path in sorted((ROOT / "prreport" / "analyzers").glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        if path.name.startswith("_"):
+            problems.append(
+                f"{path.name}: a private helper module (move it to the code model or the engine)"
+            )
+            continue
+        registered = [
+            node
+            for node in ast.parse(path.read_text(encoding="utf-8")).body
+            if isinstance(node, ast.ClassDef)
+            and any(isinstance(d, ast.Name) and d.id == "register" for d in node.decorator_list)
+        ]
+        if not registered:
+            problems.append(f"{path.name}: no @register analyzer class")
+        problems.extend(
+            f"{path.name}: {cls.name} has no docstring"
+            for cls in registered
+            if not ast.get_docstring(cls)
+        )
+    assert not problems, "\n".join(problems)

@@ -10,7 +10,7 @@ from datetime import timedelta
 from prreport.config import GitConfig, GitHubConfig
 from prreport.digest.window import Window, iso_utc
 from prreport.series import parse_time
-from prreport.sources.git import GitRepo, LogEntry, git_log, repo_name
+from prreport.sources.gitrepo import GitRepo, LogEntry, git_log, repo_name
 
 _SQUASH_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 

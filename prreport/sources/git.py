@@ -6,13 +6,10 @@ blobs come through one long-running ``git cat-file --batch`` process.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 from prreport.bundle import (
     CommitInfo,
@@ -26,12 +23,17 @@ from prreport.diffparse import changed_lines
 from prreport.errors import SourceError
 from prreport.series import SeriesKey, parse_time, related_candidates
 from prreport.sources._text import decode_text
+from prreport.sources.gitrepo import (
+    GitRepo,
+    LogEntry,
+    find_pr_commit,
+    git_log,
+    repo_name,
+    title_and_body,
+)
 from prreport.textlines import split_lines
 
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 _PR_NUMBER = re.compile(r"^#?(\d+)$")
-_SQUASH = re.compile(r"\(#(\d+)\)\s*$")
-_MERGE = re.compile(r"^Merge pull request #(\d+)\b")
 _STATUS = {
     "A": "added",
     "D": "deleted",
@@ -40,96 +42,6 @@ _STATUS = {
     "C": "copied",
     "T": "modified",
 }
-
-
-def pr_number_of_subject(subject: str) -> int | None:
-    """The PR number a squash-merge or merge-commit subject names, if any."""
-    m = _SQUASH.search(subject) or _MERGE.match(subject)
-    return int(m.group(1)) if m else None
-
-
-class _BlobReader:
-    """One ``git cat-file --batch`` process answering blob requests."""
-
-    def __init__(self, git: GitRepo) -> None:
-        self._proc = subprocess.Popen(
-            git.base_cmd + ["cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-
-    def read(self, spec: str) -> bytes | None:
-        """Return the object's bytes, or None if git does not have it."""
-        assert self._proc.stdin and self._proc.stdout
-        self._proc.stdin.write(spec.encode("utf-8") + b"\n")
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline().decode("utf-8", "replace").split()
-        if len(header) < 3 or header[-1] == "missing" or header[1] == "missing":
-            return None
-        size = int(header[2])
-        data = self._proc.stdout.read(size)
-        self._proc.stdout.read(1)  # the newline after the content
-        return data
-
-    def close(self) -> None:
-        """Stop the process."""
-        if self._proc.poll() is None:
-            assert self._proc.stdin
-            self._proc.stdin.close()
-            self._proc.wait(timeout=10)
-
-
-class GitRepo:
-    """Thin wrapper over read-only git commands for one repository."""
-
-    def __init__(self, path: str) -> None:
-        self.path = str(Path(path).resolve())
-        if not Path(self.path).exists():
-            raise SourceError(f"repository path {path} does not exist (use --repo PATH)")
-        self.base_cmd = ["git", "-C", self.path, "-c", "core.quotepath=off"]
-        try:
-            out = self.run(["rev-parse", "--git-dir"], check=False)
-        except FileNotFoundError:
-            raise SourceError("git is not installed or not on PATH") from None
-        if out is None:
-            raise SourceError(
-                f"{self.path} is not a git repository (use --repo PATH to point at a clone)"
-            )
-        self._blobs: _BlobReader | None = None
-
-    def run(self, args: Sequence[str], check: bool = True, binary: bool = False):  # type: ignore[no-untyped-def]
-        """Run a git command and return its stdout (None on failure when check is False)."""
-        env = dict(os.environ, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
-        proc = subprocess.run(self.base_cmd + list(args), capture_output=True, env=env)
-        if proc.returncode != 0:
-            if check:
-                msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-                raise SourceError(
-                    f"git {args[0]} failed in {self.path}: {msg[-1] if msg else 'unknown error'}"
-                )
-            return None
-        return proc.stdout if binary else proc.stdout.decode("utf-8", "replace")
-
-    def blob(self, spec: str) -> bytes | None:
-        """Read an object through the shared ``cat-file --batch`` process."""
-        if self._blobs is None:
-            self._blobs = _BlobReader(self)
-        return self._blobs.read(spec)
-
-    def resolve(self, rev: str) -> str | None:
-        """Return the full SHA of a commit-ish, or None."""
-        out = self.run(
-            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
-            check=False,
-        )
-        return out.strip() if out else None
-
-    def close(self) -> None:
-        """Stop helper processes."""
-        if self._blobs is not None:
-            self._blobs.close()
-            self._blobs = None
 
 
 @dataclass(frozen=True)
@@ -141,72 +53,10 @@ class _Target:
     spec: str
 
 
-def repo_name(git: GitRepo) -> str:
-    """OWNER/NAME from the origin remote, else the directory name."""
-    url = (git.run(["config", "--get", "remote.origin.url"], check=False) or "").strip()
-    m = (
-        re.search(r"[:/]([^/:]+)/([^/]+?)(?:\.git)?/?$", url)
-        if ("://" in url or "@" in url)
-        else None
-    )
-    if m:
-        return f"{m.group(1)}/{m.group(2)}"
-    name = Path(git.path).name
-    return name[:-4] if name.endswith(".git") else name
-
-
 def _web_url(git: GitRepo) -> str:
     url = (git.run(["config", "--get", "remote.origin.url"], check=False) or "").strip()
     m = re.search(r"github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?/?$", url)
     return f"https://github.com/{m.group(1)}/{m.group(2)}" if m else ""
-
-
-_LOG_FORMAT = "%H%x00%P%x00%s%x00%an%x00%cI%x00%cn%x00%b%x1e"
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    """One commit of ``git log`` with the fields prreport reads."""
-
-    sha: str
-    parents: tuple[str, ...]
-    subject: str
-    author: str
-    date: str
-    committer: str
-    body: str
-
-    @property
-    def pr_number(self) -> int | None:
-        """The PR this squash/merge commit closes, if its subject says so."""
-        return pr_number_of_subject(self.subject)
-
-
-def git_log(git: GitRepo, args: Sequence[str]) -> list[LogEntry]:
-    """Parse ``git log`` output into entries."""
-    out = git.run(["log", f"--format={_LOG_FORMAT}", *args], check=False) or ""
-    entries = []
-    for rec in out.split("\x1e"):
-        rec = rec.lstrip("\n")
-        if not rec:
-            continue
-        parts = rec.split("\x00")
-        if len(parts) < 7:
-            continue
-        sha, parents, subject, author, date, committer, body = parts[:7]
-        entries.append(
-            LogEntry(sha, tuple(parents.split()), subject, author, date, committer, body.strip())
-        )
-    return entries
-
-
-def find_pr_commit(git: GitRepo, number: int) -> LogEntry | None:
-    """The newest commit on HEAD whose subject ends in ``(#N)`` or is ``Merge pull request #N``."""
-    pattern = rf"(\(#{number}\)\s*$|^Merge pull request #{number}([^0-9]|$))"
-    for entry in git_log(git, ["-E", f"--grep={pattern}", "HEAD"]):
-        if entry.pr_number == number:
-            return entry
-    return None
 
 
 # Blame at most this many files and line ranges per file: the predecessor shows early.
@@ -251,7 +101,7 @@ class GitSource:
                     f"or use --github OWNER/NAME"
                 )
             self._entry = entry
-            base = entry.parents[0] if entry.parents else EMPTY_TREE
+            base = self.git.first_parent(entry.sha, entry.parents)
             return _Target(number, base, entry.sha, entry.sha, spec)
         if ".." in spec and "..." not in spec:
             left, right = spec.split("..", 1)
@@ -270,7 +120,7 @@ class GitSource:
         entries = git_log(self.git, ["-1", sha])
         self._entry = entries[0] if entries else None
         parents = self._entry.parents if self._entry else ()
-        first = parents[0] if parents else EMPTY_TREE
+        first = self.git.first_parent(sha, parents)
         return _Target(self._entry.pr_number if self._entry else None, first, sha, sha, spec)
 
     # -- files --------------------------------------------------------------------------
@@ -380,7 +230,7 @@ class GitSource:
         title, body, author, merged_at, merged_by = self.target_spec, "", "", None, None
         commits: list[CommitInfo] = []
         if entry is not None:
-            title, body = _title_and_body(entry)
+            title, body = title_and_body(entry)
             author = entry.author
             merged_at = entry.date
             if len(entry.parents) > 1:
@@ -459,7 +309,7 @@ class GitSource:
             ),
             others=[
                 SeriesKey(
-                    e.pr_number, *_title_and_body(e), e.author, e.date, files_of.get(e.sha, ())
+                    e.pr_number, *title_and_body(e), e.author, e.date, files_of.get(e.sha, ())
                 )
                 for e in entries
                 if e.pr_number is not None and e.sha != self._target_commit()
@@ -544,13 +394,3 @@ class GitSource:
     def close(self) -> None:
         """Stop the blob reader."""
         self.git.close()
-
-
-def _title_and_body(entry: LogEntry) -> tuple[str, str]:
-    """The PR title and description a squash or merge commit carries."""
-    if _MERGE.match(entry.subject):
-        lines = entry.body.splitlines()
-        title = lines[0].strip() if lines else entry.subject
-        return title, "\n".join(lines[1:]).strip()
-    title = _SQUASH.sub("", entry.subject).rstrip()
-    return title, entry.body

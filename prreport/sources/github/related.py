@@ -12,8 +12,8 @@ from typing import Any
 from prreport.bundle import CommitInfo, FileChange, PullRequestMeta, RelatedCandidate
 from prreport.errors import GitHubError
 from prreport.series import SeriesKey, parse_time, referenced_numbers, related_candidates, series_of
-from prreport.sources.git import pr_number_of_subject
 from prreport.sources.github.api import PullRequestApi, iso_time
+from prreport.sources.gitrepo import pr_number_of_subject
 
 _RELATED_MAX = 12
 _SAME_FILES_PATHS = 1  # "same files recently": the most-changed path only (request budget N + 12)
