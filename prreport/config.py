@@ -9,8 +9,10 @@ someone else and is never read unless named.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
+import stat
 import sys
 import typing
 from collections.abc import Mapping
@@ -30,6 +32,9 @@ LANGS = ("en", "zh")
 FORMATS = ("md", "html", "json")
 SOURCES = ("git", "github")
 CONFIG_ENV = "PRREPORT_CONFIG"
+# Environment variables of prreport that are not PRREPORT_<SECTION>_<KEY> settings.
+_OTHER_ENV = frozenset({CONFIG_ENV, "PRREPORT_ARTIFACT"})
+MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,11 @@ _INT_RANGES: dict[tuple[str, str], tuple[int, int]] = {
 }
 
 # Environment variables that other tools already set and we honour as well.
+# Settings with a fixed set of values: checked where they are given, even when a flag overrides them.
+_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("report", "source"): SOURCES,
+    ("report", "lang"): LANGS,
+}
 _ENV_ALIASES = {"GITHUB_API_URL": ("github", "api_url")}
 
 
@@ -153,7 +163,7 @@ def _coerce(where: str, value: Any, typ: Any, from_env: bool) -> Any:
             return value
         raise ConfigError(f"{where}: expected true or false, got {value!r}")
     if typ is int:
-        if from_env and isinstance(value, str):
+        if from_env and isinstance(value, str) and value.strip().isascii():
             try:
                 return int(value)
             except ValueError:
@@ -190,7 +200,36 @@ def _apply(base: Any, values: Mapping[str, Any], section: str, origin: str, from
             known = ", ".join(sorted(types_))
             raise ConfigError(f"{origin}: unknown key '{section}.{key}' (known: {known})")
         changes[key] = _coerce(f"{origin}: '{section}.{key}'", value, types_[key], from_env)
+        choices = _CHOICES.get((section, key))
+        if choices is not None and changes[key] not in choices:
+            raise ConfigError(
+                f"{origin}: '{section}.{key}' must be one of {', '.join(choices)}, got {changes[key]!r}"
+            )
     return dataclasses.replace(base, **changes)
+
+
+def _check_env_names(env: Mapping[str, str]) -> None:
+    """A ``PRREPORT_`` variable that names no section is a typo, as an unknown key is."""
+    prefixes = tuple(f"PRREPORT_{name.upper()}_" for name in _SECTIONS)
+    for name in sorted(env):
+        if (
+            name.startswith("PRREPORT_")
+            and name not in _OTHER_ENV
+            and not name.startswith(prefixes)
+        ):
+            known = [f"{p}<KEY>" for p in prefixes] + sorted(_OTHER_ENV)
+            spelled = [
+                f"{p}{k.upper()}"
+                for p, s in zip(prefixes, _SECTIONS, strict=True)
+                for k in _keys(s)
+            ]
+            close = difflib.get_close_matches(name, spelled + sorted(_OTHER_ENV), n=1)
+            hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(known)}"
+            raise ConfigError(f"environment: unknown variable {name} ({hint})")
+
+
+def _keys(section: str) -> list[str]:
+    return [f.name for f in dataclasses.fields(_SECTIONS[section])]
 
 
 def _validate(cfg: Config) -> Config:
@@ -243,13 +282,22 @@ def _check_url(where: str, url: str) -> None:
 def _read_toml(path: Path) -> dict[str, Any]:
     """The TOML table of ``path``; any way it can be unreadable is one ConfigError naming it."""
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise ConfigError(f"{path}: {what}; a settings file is a TOML file")
+        if info.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path}: {info.st_size} bytes; a settings file is at most {MAX_CONFIG_BYTES} bytes"
+            )
         raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
-        text = raw.decode("utf-8")
+        # A byte-order mark (Windows editors write one) is not part of the TOML text.
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8"
@@ -276,7 +324,7 @@ def find_config(
         return _read_toml(Path(named)), f"{named} (${CONFIG_ENV})"
     cwd = Path.cwd() if cwd is None else cwd
     own = cwd / ".prreport.toml"
-    if own.is_file():
+    if own.exists():
         return _read_toml(own), str(own.name)
     pyproject = cwd / "pyproject.toml"
     if pyproject.is_file():
@@ -319,6 +367,7 @@ def load_config(
             known = ", ".join(sorted([*_SECTIONS, "modules"]))
             raise ConfigError(f"{origin}: unknown section '{key}' (known: {known})")
     # Environment.
+    _check_env_names(env)
     for name, base in list(sections.items()):
         prefix = f"PRREPORT_{name.upper()}_"
         env_values = {

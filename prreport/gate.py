@@ -108,9 +108,14 @@ class FailOn:
 
 def parse_fail_on(value: str | None, vocab: Vocabulary) -> FailOn:
     """``cycle.risk,loop.*,import-in-loop,risk:high`` -> a gate; an unknown item is an error."""
-    if not value:
+    if value is None:
         return FailOn(levels=vocab.levels)
     items = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    if not items:
+        raise ConfigError(
+            f"--fail-on: {value!r} names nothing; give a finding kind, family, risk tag or "
+            "risk:LEVEL (`prreport help fail-on` lists them), or leave the option out"
+        )
     known = vocab.words()
     for item in items:
         if item not in known:

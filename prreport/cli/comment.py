@@ -66,7 +66,7 @@ _SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
 def _parse_number(value: str | None) -> int | None:
     if value is None:
         return None
-    m = re.fullmatch(r"#?(\d+)", value.strip())
+    m = re.fullmatch(r"#?([0-9]{1,10})", value.strip())
     if not m or int(m.group(1)) < 1:
         raise ConfigError(f"PR number: expected N or #N, got {value!r}")
     return int(m.group(1))

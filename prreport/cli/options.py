@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
+import os
 import re
 import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -127,21 +129,48 @@ def run(debug: bool, body: Callable[[], int]) -> None:
     except KeyboardInterrupt:
         click.echo("error: interrupted", err=True)
         sys.exit(130)
-    except Exception as exc:  # last resort: no traceback unless --debug
-        from prreport.render.escape import terminal_line
-
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            _internal_error(debug, exc)
         if debug:
             traceback.print_exc()
-        click.echo(
-            f"error: internal error: {type(exc).__name__}: {terminal_line(exc)} (rerun with --debug for details)",
-            err=True,
-        )
-        sys.exit(1)
+        _silence_stdout()  # the interpreter flushes stdout at exit: the same error again
+        where = f"{exc.filename}: " if exc.filename else "the report: "
+        click.echo(f"error: cannot write {where}{exc.strerror or exc}", err=True)
+        sys.exit(2)
+    except Exception as exc:  # last resort: no traceback unless --debug
+        _internal_error(debug, exc)
     sys.exit(code)
 
 
+# Write failures a user fixes (a full disk or device, a read-only target, a closed pipe).
+_OUTPUT_ERRNOS = frozenset(
+    {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EPIPE, errno.EIO}
+)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _internal_error(debug: bool, exc: BaseException) -> NoReturn:
+    from prreport.render.escape import terminal_line
+
+    if debug:
+        traceback.print_exc()
+    click.echo(
+        f"error: internal error: {type(exc).__name__}: {terminal_line(exc)} (rerun with --debug for details)",
+        err=True,
+    )
+    sys.exit(1)
+
+
 _PR_URL = re.compile(
-    r"^https?://(?P<host>[^/\s]+)/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(?P<number>\d+)/?(?:[#?].*)?$"
+    r"^https?://(?P<host>[^/\s]+)/(?P<repo>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(?P<number>[0-9]{1,10})/?(?:[#?].*)?$"
 )
 
 
@@ -164,10 +193,26 @@ def parse_pr_url(value: str | None) -> PullUrl | None:
     return PullUrl(m.group("repo"), int(m.group("number")), api)
 
 
+# GitHub numbers issues and PRs with 32-bit integers: ten digits at most.
+_MAX_PR_DIGITS = 10
+
+
+def check_pr_number(value: str, what: str = "TARGET") -> None:
+    """A PR number longer than any PR's is one clear error (not an int conversion failure)."""
+    digits = value.strip().lstrip("#")
+    if digits.isascii() and digits.isdigit() and len(digits) > _MAX_PR_DIGITS:
+        shown = digits if len(digits) <= 20 else f"{digits[:12]}… ({len(digits)} digits)"
+        raise ConfigError(
+            f"{what}: PR number {shown} is too large (a PR number has at most {_MAX_PR_DIGITS} digits)"
+        )
+
+
 def resolve_target(
     target: str | None, github_repo: str | None, api_url: str | None
 ) -> tuple[str | None, str | None, str | None]:
     """A PR URL as TARGET or as ``--github``: (target, OWNER/NAME, API URL) with the URL taken apart."""
+    if target:
+        check_pr_number(target)
     for value in (target, github_repo):
         url = parse_pr_url(value)
         if url is None:

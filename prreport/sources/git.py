@@ -33,7 +33,7 @@ from prreport.sources.gitrepo import (
 )
 from prreport.textlines import split_lines
 
-_PR_NUMBER = re.compile(r"^#?(\d+)$")
+_PR_NUMBER = re.compile(r"^#?([0-9]{1,10})$")
 _STATUS = {
     "A": "added",
     "D": "deleted",

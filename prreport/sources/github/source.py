@@ -23,7 +23,7 @@ from prreport.sources.github.files import TreeEntry, file_change
 from prreport.sources.github.related import related_prs
 from prreport.textlines import split_lines
 
-_PR_NUMBER = re.compile(r"^#?(\d+)$")
+_PR_NUMBER = re.compile(r"^#?([0-9]{1,10})$")
 _FILES_CAP = 3000  # GitHub lists at most 3000 files of a PR
 _COMMITS_CAP = 250  # and at most 250 commits
 # Caps of our own on the other listings, so a server that keeps paging cannot hang a run.
