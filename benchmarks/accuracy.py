@@ -2,13 +2,20 @@
 
     python benchmarks/accuracy.py [--json] [--misses N] [ID ...]
 
-Prints verdict accuracy (pure vs not pure), precision and recall per finding kind the labels
-cover, analyzer crashes, and the worst misses. ``--json`` prints the figures as one JSON
+Prints, per cohort and for the whole corpus, the verdict figures of issue 29: pure recall
+(behaviour-preserving commits proven ``pure-refactor``), false pure (a commit that is not
+behaviour-preserving called ``pure-refactor``), false change claims (behaviour-preserving
+commits called ``behavior-change``/``refactor-with-behavior-change``), changes flagged
+(behaviour-changing commits called one of those two, not merely unproven or unknown) and the
+median share of changed lines left to review (no finding explains them) on behaviour-preserving
+commits; then verdict accuracy (pure vs not pure), precision and recall per finding kind the
+labels cover, analyzer crashes, and the worst misses. ``--json`` prints the figures as one JSON
 object instead (tests/test_corpus.py reads it and holds them above tests/corpus/floors.json).
 
 The corpus grows by cohorts (tests/corpus/floors.json): the commits labelled first keep the
-floors they were held to, and the whole corpus has its own. ``--json`` also scores each cohort
-(``cohorts``: name -> the same figures over the first N labels).
+floors they were held to, and the whole corpus has its own. A cohort is the first N labels
+(``first``) or a range of them (``from``/``to``, 1-based, inclusive). ``--json`` also scores each
+cohort (``cohorts``: name -> the same figures over its labels).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +53,11 @@ SCORED_KINDS = (
     "import.moved",
     *REFACTOR_KINDS.values(),
 )
-# Misses in the order they hurt a reviewer: a wrong "pure refactor" is the worst.
-_MISS_RANK = {"false-pure": 0, "refactor-called-change": 1}
+# Misses in the order they hurt a reviewer: a wrong "pure refactor" is the worst, a "behaviour
+# change" told of a behaviour-preserving commit the second worst (shared/DESIGN.md §2).
+_MISS_RANK = {"false-pure": 0, "false-change-claim": 1, "refactor-called-change": 2}
+# Verdicts that claim a behaviour change.
+CHANGE_VERDICTS = ("behavior-change", "refactor-with-behavior-change")
 
 
 def short(name: str) -> str:
@@ -116,6 +126,15 @@ class CaseResult:
     crashes: list[str]
     seconds: float
     live_changes: list[str] = field(default_factory=list)
+    changed_lines: int = 0
+    explained_lines: int = 0
+
+    @property
+    def left_share(self) -> float:
+        """The share of the commit's changed lines no finding explains (0 when none changed)."""
+        if not self.changed_lines:
+            return 0.0
+        return (self.changed_lines - self.explained_lines) / self.changed_lines
 
 
 def run_case(label: dict[str, Any]) -> CaseResult:
@@ -136,7 +155,56 @@ def run_case(label: dict[str, Any]) -> CaseResult:
         if fd.kind in ("behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved")
         and not fd.details.get("accounted_by")
     ]
-    return CaseResult(label, model.summary.verdict, list(model.findings), crashes, seconds, live)
+    return CaseResult(
+        label,
+        model.summary.verdict,
+        list(model.findings),
+        crashes,
+        seconds,
+        live,
+        model.summary.changed_lines,
+        model.summary.explained_lines,
+    )
+
+
+def _rate(n: int, d: int) -> float | None:
+    return round(n / d, 3) if d else None
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    v = sorted(values)
+    mid = len(v) // 2
+    return round(v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2, 3)
+
+
+def verdict_figures(results: list[CaseResult]) -> dict[str, Any]:
+    """Issue 29's figures: pure recall, false pure, false change claims, changes flagged and the
+    median share of changed lines left to review on behaviour-preserving commits."""
+    keep = [r for r in results if r.label["behavior_preserving"]]
+    change = [r for r in results if not r.label["behavior_preserving"]]
+    pure = sum(r.verdict == "pure-refactor" for r in keep)
+    false_pure = sum(r.verdict == "pure-refactor" for r in change)
+    claims = sum(r.verdict in CHANGE_VERDICTS for r in keep)
+    flagged = sum(r.verdict in CHANGE_VERDICTS for r in change)
+    return {
+        "preserving": len(keep),
+        "changing": len(change),
+        "pure_proven": pure,
+        "pure_recall": _rate(pure, len(keep)),
+        "false_pure": false_pure,
+        "false_change_claims": claims,
+        "false_change_claim_rate": _rate(claims, len(keep)),
+        "changes_flagged": flagged,
+        "changes_flagged_rate": _rate(flagged, len(change)),
+        "median_left_share": _median([r.left_share for r in keep]),
+        # behaviour-changing commits not called a change: "id verdict"
+        "unflagged_changes": [
+            f"{r.label['id']} {r.verdict}" for r in change if r.verdict not in CHANGE_VERDICTS
+        ],
+        "verdicts": dict(sorted(Counter(r.verdict for r in results).items())),
+    }
 
 
 def score(results: list[CaseResult]) -> dict[str, Any]:
@@ -153,12 +221,19 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
         if pure == truth:
             correct += 1
         else:
+            if pure:
+                kind = "false-pure"
+            elif r.verdict in CHANGE_VERDICTS:
+                kind = "false-change-claim"
+            else:
+                kind = "refactor-called-change"  # preserving, not proven: unknown or unproven
             misses.append(
                 {
                     "id": r.label["id"],
-                    "type": "false-pure" if pure else "refactor-called-change",
+                    "type": kind,
                     "verdict": r.verdict,
                     "label": r.label.get("reason", ""),
+                    "left": f"{r.changed_lines - r.explained_lines} of {r.changed_lines}",
                     "why": (r.crashes + r.live_changes)[:4],
                 }
             )
@@ -197,9 +272,10 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
     misses.sort(key=lambda m: (_MISS_RANK[m["type"]], m["id"]))
     return {
         "cases": len(results),
+        **verdict_figures(results),
         "verdict_accuracy": round(correct / len(results), 3) if results else None,
-        "false_pure": sum(1 for m in misses if m["type"] == "false-pure"),
-        "refactor_called_change": sum(1 for m in misses if m["type"] == "refactor-called-change"),
+        # every behaviour-preserving commit not proven pure (false change claims included)
+        "refactor_called_change": sum(1 for m in misses if m["type"] != "false-pure"),
         "crashes": sum(len(r.crashes) for r in results),
         "crash_cases": [f"{r.label['id']}: {c}" for r in results for c in r.crashes],
         "kinds": kinds,
@@ -223,8 +299,44 @@ def _rewrites(fd: Finding) -> set[str]:
     }
 
 
+_FIGURES = (
+    ("pure recall", lambda f: f"{f['pure_proven']}/{f['preserving']} {_pct(f['pure_recall'])}"),
+    ("false pure", lambda f: f"{f['false_pure']}"),
+    (
+        "false change claims",
+        lambda f: (
+            f"{f['false_change_claims']}/{f['preserving']} {_pct(f['false_change_claim_rate'])}"
+        ),
+    ),
+    (
+        "changes flagged",
+        lambda f: f"{f['changes_flagged']}/{f['changing']} {_pct(f['changes_flagged_rate'])}",
+    ),
+    ("median left share", lambda f: _pct(f["median_left_share"])),
+    ("verdict accuracy", lambda f: _pct(f["verdict_accuracy"])),
+)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _print_figures(report: dict[str, Any]) -> None:
+    """One column per cohort and one for the whole corpus: issue 29's verdict figures."""
+    columns = [(name, f) for name, f in report.get("cohorts", {}).items() if name != "all"]
+    columns.append(("whole corpus", report))
+    width = max(16, *(len(n) + 2 for n, _ in columns))
+    print(f"{'':22}" + "".join(f"{n:>{width}}" for n, _ in columns))
+    print(f"{'commits':22}" + "".join(f"{f['cases']:>{width}}" for _, f in columns))
+    for title, fmt in _FIGURES:
+        print(f"{title:22}" + "".join(f"{fmt(f):>{width}}" for _, f in columns))
+    print()
+
+
 def _print(report: dict[str, Any], n_misses: int) -> None:
+    _print_figures(report)
     print(f"cases                  {report['cases']}")
+    print(f"verdicts               {report['verdicts']}")
     print(f"verdict accuracy       {report['verdict_accuracy']}  (pure vs not pure)")
     print(f"  wrong 'pure'         {report['false_pure']}")
     print(f"  refactor called change {report['refactor_called_change']}")
@@ -243,16 +355,26 @@ def _print(report: dict[str, Any], n_misses: int) -> None:
     print()
     print(f"worst {n_misses} misses:")
     for m in report["misses"][:n_misses]:
-        print(f"  {m['id']:22} {m['type']:24} verdict={m['verdict']}")
+        print(f"  {m['id']:22} {m['type']:24} verdict={m['verdict']} left={m['left']}")
         print(f"      label: {m['label']}")
         for w in m["why"]:
             print(f"      why:   {w}")
 
 
 def cohorts() -> dict[str, dict[str, Any]]:
-    """The cohorts of tests/corpus/floors.json: name -> floors (``first``: its first N labels)."""
+    """The cohorts of tests/corpus/floors.json: name -> floors (``first``: its first N labels;
+    ``from``/``to``: labels from..to, 1-based and inclusive; neither: the whole corpus)."""
     floors = json.loads((CORPUS / "floors.json").read_text(encoding="utf-8"))
     return {k: v for k, v in floors["cohorts"].items() if isinstance(v, dict)}
+
+
+def members(cohort: dict[str, Any], items: list[Any]) -> list[Any]:
+    """The labels (or their results, in label order) a cohort is made of."""
+    if cohort.get("first"):
+        return items[: cohort["first"]]
+    if cohort.get("from") or cohort.get("to"):
+        return items[cohort.get("from", 1) - 1 : cohort.get("to", len(items))]
+    return items
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -272,10 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     results = [run_case(lb) for lb in labels]
     report = score(results)
     if not args.ids:
-        report["cohorts"] = {
-            name: score(results[: c["first"]] if c.get("first") else results)
-            for name, c in cohorts().items()
-        }
+        report["cohorts"] = {name: score(members(c, results)) for name, c in cohorts().items()}
     if args.json:
         print(json.dumps(report, indent=1))
     else:

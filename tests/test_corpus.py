@@ -57,6 +57,28 @@ def test_verdicts_hold_their_floor(scores: dict, cohort: str) -> None:
     assert got["verdict_accuracy"] >= f["verdict_accuracy"], got["misses"]
 
 
+# Issue 29's verdict figures: (floor key, figure, the floor is a minimum).
+FIGURES = (
+    ("min_pure_recall", "pure_recall", True),
+    ("max_false_change_claim_rate", "false_change_claim_rate", False),
+    ("min_changes_flagged_rate", "changes_flagged_rate", True),
+    ("max_median_left_share", "median_left_share", False),
+)
+
+
+@pytest.mark.parametrize("cohort", COHORTS)
+def test_verdict_figures_hold_their_floor(scores: dict, cohort: str) -> None:
+    # Pure recall and changes flagged only go up, false change claims and the share of lines
+    # left to review only go down; a wrong "pure" is never allowed (max_false_pure above).
+    f, got = cohorts()[cohort], scores["cohorts"][cohort]
+    for key, figure, minimum in FIGURES:
+        if key not in f:
+            continue
+        value = got[figure]
+        ok = value is not None and (value >= f[key] if minimum else value <= f[key])
+        assert ok, (figure, value, f[key], [m for m in got["misses"] if m["type"] != "false-pure"])
+
+
 @pytest.mark.parametrize("cohort", COHORTS)
 def test_no_more_analyzer_crashes_than_the_floor(scores: dict, cohort: str) -> None:
     assert scores["cohorts"][cohort]["crashes"] <= cohorts()[cohort]["max_crashes"], scores[
@@ -82,11 +104,27 @@ def test_recall_per_kind_holds_its_floor(scores: dict, cohort: str) -> None:
 
 
 def test_cohorts_are_the_first_labels_they_were_set_on() -> None:
-    # Cases are only appended: an older cohort is still the same first N commits.
+    # Cases are only appended: an older cohort is still the same first N commits, a range
+    # cohort still the same commits from..to.
     labels = [json.loads(x) for x in (CORPUS / "labels.jsonl").read_text().splitlines() if x]
     for name, c in cohorts().items():
         if c.get("first"):
             assert labels[c["first"] - 1]["id"] == c["last_id"], name
+        if c.get("from"):
+            assert labels[c["from"] - 1]["id"] == c["first_id"], name
+            assert labels[c["to"] - 1]["id"] == c["last_id"], name
+
+
+def test_every_new_cohort_records_its_first_contact() -> None:
+    # A cohort of commits new to the corpus is scored once before anything changes for it.
+    for name, c in cohorts().items():
+        if not c.get("from"):
+            continue
+        fc = c["first_contact"]
+        assert fc["date"] and len(fc["main_commit"]) == 40, name
+        assert fc["cases"] == c["to"] - c["from"] + 1, name
+        for _, figure, _ in FIGURES:
+            assert figure in fc, (name, figure)
 
 
 def test_every_rewrite_the_corpus_relies_on_is_worded_in_each_language(scores: dict) -> None:
