@@ -24,6 +24,7 @@ class Retarget(ast.NodeTransformer):
         self.old_mod, self.new_mod = old_mod, new_mod
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
+        """``f(x, y)`` -> ``x.m(y)`` for a function made a method of its first argument."""
         self.generic_visit(node)
         if (
             self.to_method
@@ -37,6 +38,7 @@ class Retarget(ast.NodeTransformer):
         return node
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        """``f`` -> ``C.m`` (a static/class method) or ``g`` (a rename)."""
         if self.home and node.id == self.old and isinstance(node.ctx, ast.Load):
             return ast.Attribute(
                 value=ast.Name(id=self.home, ctx=ast.Load()), attr=self.new, ctx=ast.Load()
@@ -46,12 +48,14 @@ class Retarget(ast.NodeTransformer):
         return node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        """``obj.f`` -> ``obj.g``."""
         self.generic_visit(node)
         if node.attr == self.old:
             node.attr = self.new
         return node
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST:
+        """``from old import f`` -> ``from new import g`` (or the class it now lives in)."""
         if node.module == self.old_mod:
             node.module = self.new_mod
         for a in node.names:
@@ -96,6 +100,7 @@ class ThroughSelf(ast.NodeTransformer):
         self.home, self.name = home, name
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        """``self.m`` -> ``C.m``."""
         self.generic_visit(node)
         if (
             node.attr == self.name

@@ -10,8 +10,8 @@ before::
     class NodeVisitor(ExpressionVisitor[T], StatementVisitor[T]):
         def visit_var(self, o): pass          # the only subclass defines it itself
 
-after: ``StatementVisitor`` without ``visit_var`` → ``behavior.unchanged`` naming the
-subclasses that define it (``details.shadowed_by``).
+after: ``StatementVisitor`` without ``visit_var`` → unchanged (``shadowed_by`` names the
+subclasses that define it: the evidence).
 
 Why the removal changes nothing a caller in the repository can observe. Python finds
 ``obj.m`` (and ``getattr(obj, "m")``, whatever string it is given) on the first class of

@@ -296,6 +296,7 @@ class Change:
 
     @property
     def sources(self) -> SourceFiles | None:
+        """The file sides the definitions come from (None once they are gone)."""
         return self.source_ref() if self.source_ref is not None else None
 
 
