@@ -10,7 +10,6 @@ from prreport.analyzers import Analyzer, register
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.classify import category
 from prreport.findings import ContextRequest, Finding
-from prreport.python.definitions import reference_request
 from prreport.python.importgraph import (
     _complete,
     _Exploration,
@@ -33,6 +32,7 @@ from prreport.python.modules import (
     newly_module_level,
     parents,
 )
+from prreport.python.references import reference_request
 from prreport.python.sources import SourceFiles
 
 

@@ -82,8 +82,9 @@ from prreport.bundle import PullRequestBundle
 from prreport.equivalence.canonical import module_of
 from prreport.equivalence.rewrites import Rewrite, see_through
 from prreport.findings import ContextRequest
-from prreport.python.definitions import reference_request, same_tree
+from prreport.python.definitions import same_tree
 from prreport.python.parse import copy_tree
+from prreport.python.references import reference_request
 from prreport.python.scopes import bound_anywhere, is_string_statement, single_binding
 from prreport.python.sources import SourceFiles
 

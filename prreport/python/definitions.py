@@ -1,24 +1,24 @@
 """Definition index: every function, class, method, constant and module-level import of a file.
 
-Shared by the refactor analyzers (dead code, extraction, overrides, moved symbols): each
+Shared by the refactor rules (dead code, extraction, overrides, moved symbols): each
 definition has a qualname, its line span and normalised dumps of its body, so two
 definitions can be compared byte-for-byte, modulo consistent local renames, or not at all.
+Here too: the definitions only one side of a change has (``definition_changes``), and the
+changed lines a definition spans (with the blank and comment lines around it).
 """
 
 from __future__ import annotations
 
 import ast
 import difflib
-import re
 import textwrap
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from prreport.bundle import FileChange, PullRequestBundle
+from prreport.bundle import FileChange
 from prreport.classify import python_module_path
-from prreport.findings import ContextRequest
 from prreport.python.parse import copy_tree
 from prreport.python.scopes import is_string_statement
 from prreport.python.sources import SourceFiles
@@ -261,6 +261,25 @@ def file_index(sources: SourceFiles, path: str, side: str) -> dict[str, Definiti
     )
 
 
+def scope_rows(sources: SourceFiles, path: str, side: str) -> dict[str, list[Definition]]:
+    """Functions, classes and constants of each scope of a file side (by the scope's qualname,
+    "" for the module), in file order (memoised)."""
+
+    def build() -> dict[str, list[Definition]]:
+        out: dict[str, list[Definition]] = {}
+        for x in file_index(sources, path, side).values():
+            if x.kind in FAMILY:
+                out.setdefault(x.parent, []).append(x)
+        return {k: sorted(v, key=lambda x: x.start) for k, v in out.items()}
+
+    return dict(sources.memo(path, side, "definition-scopes", build))
+
+
+# What a definition of each kind may become and still be the same definition (a function made
+# a method); imports are no such definitions.
+FAMILY = {"function": "callable", "method": "callable", "class": "class", "constant": "constant"}
+
+
 @dataclass(frozen=True)
 class Change:
     """Definitions that exist on only one side of the PR, across all changed Python files."""
@@ -277,6 +296,7 @@ class Change:
 
     @property
     def sources(self) -> SourceFiles | None:
+        """The file sides the definitions come from (None once they are gone)."""
         return self.source_ref() if self.source_ref is not None else None
 
 
@@ -339,54 +359,13 @@ def text_rows(text: str) -> list[str]:
 
 
 def explains(path: str, side: str, lines: Iterable[int]) -> tuple[tuple[str, str, int], ...]:
-    """``Finding.explains`` entries for lines of one file side (``-`` or ``+``)."""
+    """``(path, side, line)`` for lines of one file side (``-`` removed, ``+`` added), sorted."""
     return tuple((path, side, n) for n in sorted(set(lines)))
 
 
 def module_of(path: str, sources: SourceFiles) -> str:
     """Dotted module name of a file at head."""
     return python_module_path(path, sources.bundle.head_paths or (path,))
-
-
-def word_hits(text: str | None, name: str) -> list[int]:
-    """Lines of ``text`` where ``name`` occurs as a whole word outside comments."""
-    if not text:
-        return []
-    if _WORD.fullmatch(name):
-        return list(_word_lines(text).get(name, ()))
-    pat = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])")
-    return [
-        i for i, code in enumerate(_code_rows(text), 1) if code is not None and pat.search(code)
-    ]
-
-
-_WORD = re.compile(r"\w+")
-
-
-@lru_cache(maxsize=128)
-def _code_rows(text: str) -> tuple[str | None, ...]:
-    """Each line without its trailing comment (None for a comment line); a line with quotes is
-    kept whole (a ``#`` may sit in a string)."""
-    out: list[str | None] = []
-    for line in split_lines(text):
-        if line.lstrip().startswith("#"):
-            out.append(None)
-        elif "#" in line and "'" not in line and '"' not in line:
-            out.append(line.split("#", 1)[0])
-        else:
-            out.append(line)
-    return tuple(out)
-
-
-@lru_cache(maxsize=128)
-def _word_lines(text: str) -> dict[str, tuple[int, ...]]:
-    """Word -> the lines it occurs on as a whole word outside comments (one pass per text: a
-    large PR asks for hundreds of names)."""
-    out: dict[str, list[int]] = {}
-    for i, code in enumerate(_code_rows(text), 1):
-        for w in set(_WORD.findall(code or "")):
-            out.setdefault(w, []).append(i)
-    return {k: tuple(v) for k, v in out.items()}
 
 
 def residual(a: str, b: str) -> list[str]:
@@ -396,81 +375,6 @@ def residual(a: str, b: str) -> list[str]:
         for ln in difflib.unified_diff(split_lines(a), split_lines(b), lineterm="", n=0)
         if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
     ]
-
-
-def _forwards_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
-    """True when ``call`` passes the function's own parameters through unchanged."""
-    a = fn.args
-    params = [p.arg for p in (a.posonlyargs + a.args)][1:]  # drop self/cls
-    pos = [
-        x.id if isinstance(x, ast.Name) else None
-        for x in call.args
-        if not isinstance(x, ast.Starred)
-    ]
-    star = [
-        x.value.id
-        for x in call.args
-        if isinstance(x, ast.Starred) and isinstance(x.value, ast.Name)
-    ]
-    kw = {
-        k.arg: (k.value.id if isinstance(k.value, ast.Name) else None)
-        for k in call.keywords
-        if k.arg
-    }
-    dstar = [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)]
-    passed = pos + [v for v in kw.values()]
-    if any(p is None for p in passed) or any(k != v for k, v in kw.items()):
-        return False
-    if (
-        pos != params[: len(pos)]
-        or set(params[len(pos) :]) - set(kw)
-        or set(kw) - set(params) - {p.arg for p in a.kwonlyargs}
-    ):
-        return False
-    if {p.arg for p in a.kwonlyargs} - set(kw):
-        return False
-    return star == ([a.vararg.arg] if a.vararg else []) and dstar == (
-        [a.kwarg.arg] if a.kwarg else []
-    )
-
-
-def placeholder_kind(fn: ast.AST) -> str | None:
-    """``pass``/``ellipsis``/``docstring``/``not-implemented``/``super-call`` for placeholder bodies."""
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    body = strip_docstring(fn.body)
-    if not body:
-        return "docstring"
-    if len(body) != 1:
-        return None
-    st = body[0]
-    if isinstance(st, ast.Pass):
-        return "pass"
-    if (
-        isinstance(st, ast.Expr)
-        and isinstance(st.value, ast.Constant)
-        and st.value.value is Ellipsis
-    ):
-        return "ellipsis"
-    if isinstance(st, ast.Raise) and st.exc is not None:
-        exc = st.exc.func if isinstance(st.exc, ast.Call) else st.exc
-        if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
-            return "not-implemented"
-    value = st.value if isinstance(st, (ast.Return, ast.Expr)) else None
-    if isinstance(value, ast.Await):
-        value = value.value
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == fn.name
-        and isinstance(value.func.value, ast.Call)
-        and isinstance(value.func.value.func, ast.Name)
-        and value.func.value.func.id == "super"
-        and not value.func.value.args
-        and _forwards_params(fn, value)
-    ):
-        return "super-call"
-    return None
 
 
 def pass_line(
@@ -499,16 +403,3 @@ def removal_explains(
         else None
     )
     return ex + pass_line(sources, f, cls) if cls is not None else ex
-
-
-# Context files fetched to read the text of reference hits (keeps huge greps bounded).
-_MAX_HIT_FILES = 40
-
-
-def reference_request(bundle: PullRequestBundle, names: set[str]) -> ContextRequest:
-    """Search the repository for ``names``, then fetch (a bounded number of) the files they occur in."""
-    changed = {f.path for f in bundle.files}
-    files = sorted(
-        {hit.rsplit(":", 1)[0] for n in names for hit in bundle.references.get(n, ())} - changed
-    )[:_MAX_HIT_FILES]
-    return ContextRequest(files=frozenset(files), references=frozenset(names))

@@ -1,26 +1,22 @@
 """Class hierarchy of the repository: the classes a name resolves to, the definition a base class
-supplies for a method, and the subclasses that override one."""
+supplies for a method, the subclasses that override one, and the bases a subclass writes
+before a class (the mixins an MRO may put between them)."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from prreport.bundle import PullRequestBundle
-from prreport.python.definitions import (
-    Definition,
-    file_index,
-    index,
-    module_of,
-)
+from prreport.python.definitions import Definition, file_index, module_of
 from prreport.python.sources import SourceFiles
 
 _MAX_DEPTH = 4
 
 
 @dataclass(frozen=True)
-class _Lookup:
+class Lookup:
     """Where a method was found along the base classes, and what could not be resolved."""
 
     base: Definition | None  # the base-class method
@@ -40,7 +36,9 @@ def _candidates(module: str, head_paths: Iterable[str]) -> list[str]:
     )
 
 
-def _import_of(tree: ast.Module | None, name: str, path: str, sources: SourceFiles) -> str | None:
+def imported_from(
+    tree: ast.Module | None, name: str, path: str, sources: SourceFiles
+) -> str | None:
     """Dotted module a module-level ``from X import name`` binds ``name`` from."""
     for st in tree.body if tree else []:
         if isinstance(st, ast.ImportFrom):
@@ -71,30 +69,26 @@ def _real_bases(cls: Definition) -> list[str]:
 
 def find_in_bases(
     sources: SourceFiles, path: str, side: str, cls: Definition, method: str, depth: int = 0
-) -> _Lookup:
+) -> Lookup:
     """Search the bases of ``cls`` (same file, then imported modules) for ``method``."""
     unresolved: list[str] = []
     wanted: list[str] = []
     for i, base in enumerate(_real_bases(cls)):
-        found = _resolve_class(sources, path, side, base)
+        found = resolve_class(sources, path, side, base)
         if isinstance(found, list):
             unresolved.append(base)
             wanted += found
             continue
         bpath, bside, bcls = found
-        hit = (
-            file_index(sources, bpath, bside).get(f"{bcls.qualname}.{method}")
-            if bside != "head"
-            else _head_index(sources, bpath).get(f"{bcls.qualname}.{method}")
-        )
+        hit = file_index(sources, bpath, bside).get(f"{bcls.qualname}.{method}")
         if hit is not None:
             # A depth-first hit past the first base may not be what the C3 MRO picks (diamonds).
-            return _Lookup(hit, bpath, tuple(unresolved), tuple(wanted), i == 0)
+            return Lookup(hit, bpath, tuple(unresolved), tuple(wanted), i == 0)
         if depth < _MAX_DEPTH:
             deeper = find_in_bases(sources, bpath, bside, bcls, method, depth + 1)
             if deeper.base is not None:
                 single = len(_real_bases(cls)) == 1
-                return _Lookup(
+                return Lookup(
                     deeper.base,
                     deeper.base_path,
                     deeper.unresolved,
@@ -103,49 +97,7 @@ def find_in_bases(
                 )
             unresolved += deeper.unresolved
             wanted += deeper.wanted
-    return _Lookup(None, "", tuple(unresolved), tuple(wanted))
-
-
-def _head_index(sources: SourceFiles, path: str) -> dict[str, Definition]:
-    return sources.memo(
-        path,
-        "head",
-        "defs",
-        lambda: index(path, sources.tree(path, "head"), sources.text(path, "head")),
-    )
-
-
-def _resolve_class(
-    sources: SourceFiles, path: str, side: str, base: str
-) -> tuple[str, str, Definition] | list[str]:
-    """(path, side, class) of a base name, or the files that would have to be fetched."""
-    defs = file_index(sources, path, side) if side != "head" else _head_index(sources, path)
-    head, _, last = base.rpartition(".")
-    local = defs.get(base)
-    if local is not None and local.kind == "class":
-        return path, side, local
-    tree = sources.tree(path, side)
-    module = _import_of(tree, last, path, sources) if not head else head
-    if module is None and head:
-        module = head
-    if module is None:
-        return []
-    files = _candidates(module, sources.bundle.head_paths)
-    for p in files:
-        if sources.text(p, "head") is not None:
-            d = _head_index(sources, p).get(last)
-            if d is not None and d.kind == "class":
-                return p, "head", d
-            # A package re-exporting the class: follow one more import.
-            sub = _import_of(sources.tree(p, "head"), last, p, sources)
-            for q in _candidates(sub, sources.bundle.head_paths) if sub else []:
-                if sources.text(q, "head") is not None:
-                    d = _head_index(sources, q).get(last)
-                    if d is not None and d.kind == "class":
-                        return q, "head", d
-                else:
-                    return [q]
-    return [p for p in files if sources.text(p, "head") is None] or []
+    return Lookup(None, "", tuple(unresolved), tuple(wanted))
 
 
 def resolve_class(
@@ -153,11 +105,37 @@ def resolve_class(
 ) -> tuple[str, str, Definition] | list[str]:
     """(path, side, class) of a class name as a file side writes it (``C``, ``mod.C``), or
     the files that would have to be fetched to read it ([] when it is not in the repository)."""
-    return _resolve_class(sources, path, side, base)
+    defs = file_index(sources, path, side)
+    head, _, last = base.rpartition(".")
+    local = defs.get(base)
+    if local is not None and local.kind == "class":
+        return path, side, local
+    tree = sources.tree(path, side)
+    module = imported_from(tree, last, path, sources) if not head else head
+    if module is None and head:
+        module = head
+    if module is None:
+        return []
+    files = _candidates(module, sources.bundle.head_paths)
+    for p in files:
+        if sources.text(p, "head") is not None:
+            d = file_index(sources, p, "head").get(last)
+            if d is not None and d.kind == "class":
+                return p, "head", d
+            # A package re-exporting the class: follow one more import.
+            sub = imported_from(sources.tree(p, "head"), last, p, sources)
+            for q in _candidates(sub, sources.bundle.head_paths) if sub else []:
+                if sources.text(q, "head") is not None:
+                    d = file_index(sources, q, "head").get(last)
+                    if d is not None and d.kind == "class":
+                        return q, "head", d
+                else:
+                    return [q]
+    return [p for p in files if sources.text(p, "head") is None] or []
 
 
 @dataclass(frozen=True)
-class _Subclasses:
+class Subclasses:
     """Direct subclasses of a class in the repository, by how they treat one method."""
 
     overriding: tuple[str, ...]  # define it themselves, without calling super()'s
@@ -182,13 +160,13 @@ def overriding_subclasses(
 ) -> tuple[str, ...]:
     """``path:Class`` of the direct subclasses of ``cls`` that define ``method`` without
     calling ``super()``'s (none found when the repository could not be searched)."""
-    subs = _subclasses(bundle, sources, cls, method)
+    subs = subclasses_of(bundle, sources, cls, method)
     return subs.overriding if subs is not None else ()
 
 
-def _subclasses(
+def subclasses_of(
     bundle: PullRequestBundle, sources: SourceFiles, cls: Definition, method: str
-) -> _Subclasses | None:
+) -> Subclasses | None:
     """Direct subclasses of ``cls`` in the changed files (after) and the files the repository
     search found it in; None when the repository could not be searched."""
     if bundle.reference_scope != "repository":
@@ -229,4 +207,91 @@ def _subclasses(
                 elif func[-2:] == [cls.name, method]:
                     # ``Common.method(self)``: the dropped body called by name.
                     relying.append(f"{path}:{ast.unparse(node.func)}")
-    return _Subclasses(tuple(overriding), tuple(relying), instantiated)
+    return Subclasses(tuple(overriding), tuple(relying), instantiated)
+
+
+# Bases that define no method a subclass could lose (``Protocol`` is no such base).
+NEUTRAL_BASES = frozenset({"object", "Generic", "typing.Generic", "ABC", "abc.ABC"})
+
+
+def base_name(expr: ast.expr) -> str:
+    """``C`` for a base written ``C``, ``mod.C``, ``C[T]`` or ``mod.C[T]``."""
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return ""
+
+
+def _written(base: ast.expr) -> str:
+    """A base as written, without its type arguments (``mod.C`` for ``mod.C[T]``)."""
+    return ast.unparse(base.value if isinstance(base, ast.Subscript) else base)
+
+
+def direct_subclasses(tree: ast.Module, cls: str) -> Iterator[ast.ClassDef]:
+    """Classes of a file (at any depth) with ``cls`` among their bases."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(base_name(b) == cls for b in node.bases):
+            yield node
+
+
+def bases_before(node: ast.ClassDef, cls: str) -> list[ast.expr]:
+    """The bases a class writes before ``cls`` (``Generic[T]``, ``object`` left out)."""
+    out = []
+    for b in node.bases:
+        if base_name(b) == cls:
+            break
+        if _written(b) not in NEUTRAL_BASES:
+            out.append(b)
+    return out
+
+
+def bases_after(node: ast.ClassDef, cls: str) -> list[ast.expr]:
+    """The bases a class writes after ``cls`` (``Generic[T]``, ``object`` left out)."""
+    names = [base_name(b) for b in node.bases]
+    if cls not in names:
+        return []
+    return [b for b in node.bases[names.index(cls) + 1 :] if _written(b) not in NEUTRAL_BASES]
+
+
+@dataclass(frozen=True)
+class Mixins:
+    """The classes a subclass writes before a class among its bases, with their ancestors."""
+
+    classes: tuple[tuple[str, str, ast.ClassDef], ...]  # (path, side, class) of each one read
+    wanted: tuple[str, ...]  # files that would resolve the rest (none: all read, or not ours)
+    complete: bool  # every one of them was read from the repository
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Their class names, sorted, once each."""
+        return tuple(sorted({n.name for _p, _s, n in self.classes}))
+
+
+def mixins_before(
+    sources: SourceFiles, path: str, side: str, node: ast.ClassDef, cls: str
+) -> Mixins:
+    """What an MRO may put between the subclass ``node`` and ``cls``: the bases it writes before
+    ``cls`` and their ancestors (up to ``_MAX_DEPTH`` deep), read from the repository."""
+    classes: list[tuple[str, str, ast.ClassDef]] = []
+    wanted: list[str] = []
+    complete = True
+    todo = [(path, side, b, 0) for b in bases_before(node, cls)]
+    while todo:
+        p, sd, base, depth = todo.pop()
+        found = resolve_class(sources, p, sd, _written(base)) if depth <= _MAX_DEPTH else []
+        if isinstance(found, list):
+            wanted += found
+            complete = False
+            continue
+        bpath, bside, bdef = found
+        if not isinstance(bdef.node, ast.ClassDef):
+            complete = False
+            continue
+        classes.append((bpath, bside, bdef.node))
+        for b in bdef.node.bases:
+            if _written(b) not in NEUTRAL_BASES:
+                todo.append((bpath, bside, b, depth + 1))
+    return Mixins(tuple(classes), tuple(wanted), complete)
