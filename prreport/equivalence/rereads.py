@@ -4,7 +4,7 @@ A call ``h(x=v.a)`` reads ``v.a`` once, when the arguments are evaluated; the he
 pasted at the call with ``v.a`` for ``x``, reads it at every use of ``x`` (none, one or many
 times, later). That is the same object, read without effect, in one of two ways:
 
-- proven (``_plainclass.stable_field``): ``v`` is a new instance of a plain dataclass of the
+- proven (``plainclass.stable_field``): ``v`` is a new instance of a plain dataclass of the
   repository that only ever has its fields read, so nothing can change the field and reading
   it runs no code and cannot fail; the fact is stated (``reread-argument``, no assumption);
 - otherwise, when nothing that could act runs between the call's evaluation of ``v.a`` and the
