@@ -451,7 +451,7 @@ def test_unparseable_file_is_a_diagnostic_and_others_are_still_analysed(tmp_path
 
 
 def test_scope_index_is_cached_per_file_side(seed: Analysis):
-    from prreport.python.importmoves import scope_index
+    from prreport.python.scopeindex import scope_index
 
     sources = SourceFiles(seed.bundle)
     first = scope_index(sources, MOONCAKE, "after")

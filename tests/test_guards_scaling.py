@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from prreport.analyzers.guards import _pair, _within
-from prreport.python.scopes import CallSite
+from prreport.python.callsites import CallSite
 
 
 def _sites(n: int, scopes: int) -> list[CallSite]:

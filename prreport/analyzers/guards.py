@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterable, Set
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
+from prreport.python.callsites import CallSite, call_sites
 from prreport.python.importmoves import import_moves
-from prreport.python.scopes import MODULE_SCOPE, CallSite, call_sites
+from prreport.python.scopes import MODULE_SCOPE
 from prreport.python.sources import SourceFiles
 
 

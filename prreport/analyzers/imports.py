@@ -1,4 +1,5 @@
-"""Import moves: bindings matched before vs after by (module, name, alias), scope and guards."""
+"""Import-move findings: one per hoisted, sunk, moved, added or removed binding, with the changed
+lines it explains (the pairing itself is ``prreport.python.importmoves``)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,11 @@ from typing import Any
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
-from prreport.python.importmoves import ImportMove, _lines, _stmt_id, import_moves, scope_index
-from prreport.python.scopes import MODULE_SCOPE, ImportBinding
+from prreport.python.importmoves import ImportMove, import_moves, side_lines
+from prreport.python.scopeindex import ImportBinding, scope_index
 from prreport.python.sources import SourceFiles
 
 Line = tuple[str, str, int]
-
-
-# --- respelled imports of the same object ---------------------------------------------------
-
-
-# --- across files ---------------------------------------------------------------------------
-
-
-# --- explained lines ----------------------------------------------------------------------
 
 Stmt = tuple[str, int]  # (scope, first line) of an import statement in one file side
 
@@ -68,7 +60,7 @@ class _Statements:
                 )
                 stmts: dict[Stmt, list[ImportBinding]] = {}
                 for b in ix.imports if ix else ():
-                    stmts.setdefault(_stmt_id(b), []).append(b)
+                    stmts.setdefault(b.statement, []).append(b)
                 self.members[(path, side)] = stmts
         for m in moves:
             if m.kind == "stayed":
@@ -99,7 +91,7 @@ class _Statements:
             return set()
         changed = self._changed(path, side)
         own = {(path, side, n) for n in range(b.line, b.end_line + 1) if n in changed}
-        key = (path, side, _stmt_id(b))
+        key = (path, side, b.statement)
         if key in self._shared_given:
             return own
         self._shared_given.add(key)
@@ -109,12 +101,12 @@ class _Statements:
         self, path: str, side: str, b: ImportBinding, changed: set[int]
     ) -> set[Line]:
         f = self.files[path]
-        stmt = self.members[(path, side)].get(_stmt_id(b), [b])
+        stmt = self.members[(path, side)].get(b.statement, [b])
         rng = range(b.stmt_line, b.stmt_end_line + 1)
         out = {(path, side, n) for n in rng if n in changed}
         moving = self.moving.get((path, side), set())
         if all(id(x) in moving for x in stmt):
-            text = _lines(self.sources, f, "before" if side == "-" else "after")
+            text = side_lines(self.sources, f, "before" if side == "-" else "after")
             out |= {
                 (path, side, n)
                 for n in _blank_neighbours(text, b.stmt_line, b.stmt_end_line, changed)
@@ -253,6 +245,3 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
         msg = f"import of {name} removed from {b.scope if b else '?'}"
     kind = "import.guard-changed" if m.kind == "reguarded" else f"import.{m.kind}"
     return Finding(kind, m.path, line, name, msg, details, explains)
-
-
-__all__ = ["MODULE_SCOPE", "ImportMove", "import_moves", "scope_index"]

@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
-from prreport.python.importmoves import scope_index
-from prreport.python.scopes import Loop
+from prreport.python.scopeindex import Loop, scope_index
 from prreport.python.sources import SourceFiles
 
 

@@ -1,0 +1,13 @@
+"""Follow-up changes the report proposes, printed from the code model.
+
+- ``hoist``: a function-local import moved into the module's import block, as a diff (plain
+  shapes edited on the text at the ``ast``'s positions).
+- ``hoist_cst``: the libcst side of a hoist, for the shapes text edits cannot print (libcst is
+  imported only then, and parses only the parts of the module it edits).
+- ``cstblock``: the import block edited with libcst (a name merged into a ``from`` import, a
+  line inserted in its isort group).
+- ``importblock``: the import block as both sides see it (text, lines, isort sections, spans).
+- ``contracts``: the import-linter contract a hoisted import relies on, ready to paste.
+
+Codemods read the code model (``prreport.python``) and know nothing of findings or reports.
+"""

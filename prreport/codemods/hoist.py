@@ -5,7 +5,7 @@ isort order when the block already is), otherwise the statement goes into its is
 Plain shapes (a one-line import alone on its lines, after code or opening its block; a new
 line in the import block, or a name added to a one-line ``from X import a, b``) are edited
 on the text at the ``ast``'s positions, exactly as libcst prints them; the others go through
-libcst (``_hoist_cst``), which is imported only then and parses only the parts it edits.
+libcst (``hoist_cst``), which is imported only then and parses only the parts it edits.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class _Edit:
 class HoistSource(ModuleText):
     """A module prepared once for every hoist made in it: its text, lines and ``ast``.
 
-    Plain shapes are edited on the lines; the others go to libcst (``_hoist_cst``), which
+    Plain shapes are edited on the lines; the others go to libcst (``hoist_cst``), which
     parses only the parts of the text a hoist edits, each at most once.
     """
 

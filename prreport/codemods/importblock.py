@@ -1,6 +1,6 @@
 """A module's import block as the hoist codemods see it: its text and lines, where the block
-ends, isort's sections and order, statement spans. Shared by the text edits (``_hoist``) and
-the libcst edits (``_hoist_cst``), which import it and not each other."""
+ends, isort's sections and order, statement spans. Shared by the text edits (``hoist``) and
+the libcst edits (``hoist_cst``), which import it and not each other."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The dependencies a project declares as required (pyproject.toml, setup.cfg, requirements)."""
+"""The dependencies a project declares as required (pyproject.toml, setup.cfg, requirements),
+and the backends projects install by choice."""
 
 from __future__ import annotations
 
@@ -100,3 +101,17 @@ def required_imports(texts: Mapping[str, str]) -> frozenset[str]:
             continue
         out.update(n for n in map(_import_name, reqs) if n)
     return frozenset(out)
+
+
+# Backends of async, HTTP, compression and serialisation libraries that are installed by
+# choice: lazy unless the project declares them required.
+OPTIONAL_BACKENDS = frozenset(
+    {
+        "trio", "curio", "uvloop", "winloop", "gevent", "eventlet", "tornado", "twisted",
+        "brotli", "brotlicffi", "zstandard", "zstd", "lz4", "snappy", "h2", "h3", "socksio",
+        "socks", "httptools", "wsproto", "websockets", "orjson", "ujson", "simplejson",
+        "rapidjson", "msgpack", "cchardet", "chardet", "charset_normalizer", "idna", "certifi",
+        "cryptography", "OpenSSL", "watchfiles", "watchgod", "colorama", "pyperclip", "IPython",
+        "ipywidgets", "email_validator", "itsdangerous", "jinja2", "multipart", "uvicorn",
+    }
+)  # fmt: skip

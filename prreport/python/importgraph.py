@@ -1,27 +1,20 @@
-"""The walk over module-level imports that a new import would newly run: the repository's module
-index, and which first-party modules a hoisted import reaches (and whether one reaches back)."""
+"""The walk over module-level imports that a new import would newly run: which first-party
+modules a hoisted import reaches, and whether one of them reaches back to the importer."""
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
 
-from prreport.python.initorder import (
-    InitWalk,
-    head_imports,
-    head_tree,
-)
-from prreport.python.modules import (
-    ImportBinding,
-    ModuleIndex,
-    parents,
-)
-from prreport.python.scopes import ImportBinding as ScopedBinding
+from prreport.python.initorder import InitWalk
+from prreport.python.moduleimports import ImportBinding, head_imports, head_tree
+from prreport.python.modules import ModuleIndex, parents
+from prreport.python.scopeindex import ImportBinding as ScopedBinding
 from prreport.python.sources import SourceFiles
 
 
 @dataclass
-class _Exploration:
+class Exploration:
     """Breadth-first walk over module-level first-party imports starting at the target."""
 
     chain: list[str] = field(default_factory=list)  # importer ... importer when a cycle exists
@@ -38,14 +31,10 @@ class _Exploration:
     # __init__ has run when the importer first runs
     init: InitWalk | None = None
 
-
-def module_index(sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
-    """The repository's module index (head paths; the changed files alone on a partial tree)."""
-    bundle = sources.bundle
-    paths = (*bundle.head_paths, *(f.path for f in bundle.files if f.after is not None))
-    return sources.memo(
-        "", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party)
-    )
+    @property
+    def complete(self) -> bool:
+        """The walk finished: no depth limit hit, no file missing, unavailable or unparseable."""
+        return not (self.truncated or self.missing or self.unavailable or self.unparseable)
 
 
 def as_module_binding(b: ScopedBinding) -> ImportBinding:
@@ -64,14 +53,14 @@ def as_module_binding(b: ScopedBinding) -> ImportBinding:
 
 def explore(
     sources: SourceFiles, index: ModuleIndex, importer: str, target: str, depth: int
-) -> _Exploration:
+) -> Exploration:
     """Walk what a new module-level import of ``target`` in ``importer`` newly runs.
 
     The importer's packages are in ``sys.modules`` already (initialised or initialising), so
     the walk starts at the target's packages that are not the importer's and the target, and
     follows module-level first-party imports (``depth`` hops) looking for the importer.
     """
-    ex = _Exploration()
+    ex = Exploration()
     # The importer's own packages are in sys.modules before it runs (being initialised), so
     # importing them again runs nothing: reaching them is no cycle. Reaching the importer is.
     settled = set(parents(importer))
@@ -139,7 +128,3 @@ def explore(
             seen.add(dest)
             queue.append((dest, [*chain, dest]))
     return ex
-
-
-def _complete(ex: _Exploration) -> bool:
-    return not (ex.truncated or ex.missing or ex.unavailable or ex.unparseable)

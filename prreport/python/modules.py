@@ -1,109 +1,19 @@
-"""Module-level imports of a file and the repository's module index (first-party resolution).
-
-Only the stdlib ``ast`` is used: this sits on the hot path of the cycle and name analyzers.
+"""Dotted module names <-> repository paths: the module index (first-party resolution over the
+source roots Python would search) and the path index import pairing resolves bindings with.
 """
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import sys
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
+from prreport.python.moduleimports import ImportBinding
+from prreport.python.sources import SourceFiles
 
-@dataclass(frozen=True)
-class ImportBinding:
-    """One name bound by an import statement that runs at import time of its module."""
-
-    module: str  # dotted module as written (without leading dots)
-    level: int  # leading dots of a relative import
-    name: str  # imported name for ``from`` imports, "" for ``import a.b``
-    alias: str  # ``as`` name or ""
-    bound: str  # the name the statement binds
-    line: int  # line of the alias (the name itself, inside a multi-line block)
-    stmt_line: int  # first line of the import statement
-    top_level: bool  # a direct child of the module body (not under if/try/with/class)
-
-    @property
-    def key(self) -> tuple[int, str, str, str]:
-        """Identity of the binding independent of its position."""
-        return (self.level, self.module, self.name, self.alias)
-
-
-def is_type_checking(test: ast.expr) -> bool:
-    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING`` (the guard whose body never runs)."""
-    if isinstance(test, ast.Name):
-        return test.id == "TYPE_CHECKING"
-    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
-def _bindings(stmt: ast.Import | ast.ImportFrom, top: bool) -> Iterator[ImportBinding]:
-    for a in stmt.names:
-        line = getattr(a, "lineno", None) or stmt.lineno
-        if isinstance(stmt, ast.Import):
-            bound = a.asname or a.name.split(".")[0]
-            yield ImportBinding(a.name, 0, "", a.asname or "", bound, line, stmt.lineno, top)
-        else:
-            bound = a.asname or a.name
-            yield ImportBinding(
-                stmt.module or "", stmt.level, a.name, a.asname or "", bound, line, stmt.lineno, top
-            )
-
-
-# try/except and (3.11+) try/except*: the same fields.
-_TRY: tuple[type[ast.Try], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
-
-
-def module_level_imports(tree: ast.Module) -> list[ImportBinding]:
-    """Imports executed when the module is imported: not in functions, not under TYPE_CHECKING.
-
-    Class bodies and module-level ``if``/``try``/``with``/loops run at import time, so they count
-    (with ``top_level`` False).
-    """
-    out: list[ImportBinding] = []
-
-    def walk(stmts: Iterable[ast.stmt], top: bool) -> None:
-        for st in stmts:
-            if isinstance(st, (ast.Import, ast.ImportFrom)):
-                out.extend(_bindings(st, top))
-            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            elif isinstance(st, ast.If):
-                if not is_type_checking(st.test):
-                    walk(st.body, False)
-                walk(st.orelse, False)
-            elif isinstance(st, ast.ClassDef):
-                walk(st.body, False)
-            elif isinstance(st, _TRY):
-                walk(st.body, False)
-                for h in st.handlers:
-                    walk(h.body, False)
-                walk(st.orelse, False)
-                walk(st.finalbody, False)
-            elif isinstance(st, (ast.With, ast.AsyncWith)):
-                walk(st.body, False)
-            elif isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
-                walk(st.body, False)
-                walk(st.orelse, False)
-            elif isinstance(st, ast.Match):
-                for case in st.cases:
-                    walk(case.body, False)
-
-    walk(tree.body, True)
-    return out
-
-
-def newly_module_level(before: ast.Module | None, after: ast.Module) -> list[ImportBinding]:
-    """After-side module-level bindings that were function-local, in a block, or absent before."""
-    prev = module_level_imports(before) if before is not None else []
-    top_keys = {b.key for b in prev if b.top_level}
-    any_keys = {b.key for b in prev}
-    out = []
-    for b in module_level_imports(after):
-        if (b.top_level and b.key not in top_keys) or (not b.top_level and b.key not in any_keys):
-            out.append(b)
-    return out
+if TYPE_CHECKING:
+    from prreport.python.scopeindex import ImportBinding as ScopedBinding
 
 
 # Directories that hold a project's packages instead of the repository root (``src/pkg``).
@@ -258,3 +168,61 @@ def parents(module: str) -> list[str]:
     """Enclosing packages of a dotted module, outermost first (``a.b.c`` -> ``a``, ``a.b``)."""
     parts = module.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+class PathIndex:
+    """Resolve dotted module names to repository paths (any source root, e.g. ``python/``)."""
+
+    def __init__(self, head_paths: Iterable[str]) -> None:
+        self.paths = frozenset(head_paths)
+        self._by_tail: dict[str, list[str]] = {}
+        for p in sorted(self.paths):
+            if p.endswith(".py"):
+                tail = posixpath.basename(p)
+                if tail == "__init__.py":
+                    tail = posixpath.basename(posixpath.dirname(p)) + "/__init__.py"
+                self._by_tail.setdefault(tail, []).append(p)
+
+    def _find(self, rel: str) -> str | None:
+        if rel in self.paths:
+            return rel
+        parts = rel.split("/")
+        tail = "/".join(parts[-2:]) if parts[-1] == "__init__.py" else parts[-1]
+        found = [p for p in self._by_tail.get(tail, ()) if p.endswith("/" + rel)]
+        return min(found, key=lambda p: (len(p), p)) if found else None
+
+    def module_path(self, dotted: str, importer: str | None = None, level: int = 0) -> str | None:
+        """Path of module ``dotted`` (relative to ``importer`` when ``level`` > 0), or None."""
+        if level:
+            if importer is None:
+                return None
+            base = posixpath.dirname(importer).split("/") if posixpath.dirname(importer) else []
+            if level > 1:
+                base = base[: len(base) - (level - 1)] if level - 1 <= len(base) else []
+            parts = base + ([p for p in dotted.split(".") if p] if dotted else [])
+            stem = "/".join(parts)
+            for cand in (f"{stem}.py", f"{stem}/__init__.py" if stem else "__init__.py"):
+                if cand in self.paths:
+                    return cand
+            return None
+        stem = dotted.replace(".", "/")
+        return self._find(f"{stem}.py") or self._find(f"{stem}/__init__.py")
+
+    def binding_target(self, b: ScopedBinding, importer: str) -> str | None:
+        """Path of the module an import binding loads (a submodule when ``name`` is one)."""
+        base = b.module.lstrip(".")
+        if b.is_from and b.name and b.name != "*":
+            sub = f"{base}.{b.name}" if base else b.name
+            hit = self.module_path(sub, importer, b.level)
+            if hit:
+                return hit
+        return self.module_path(base, importer, b.level)
+
+
+def module_index(sources: SourceFiles, first_party: tuple[str, ...]) -> ModuleIndex:
+    """The repository's module index (head paths; the changed files alone on a partial tree)."""
+    bundle = sources.bundle
+    paths = (*bundle.head_paths, *(f.path for f in bundle.files if f.after is not None))
+    return sources.memo(
+        "", "", f"module-index:{','.join(first_party)}", lambda: ModuleIndex(paths, first_party)
+    )

@@ -1,0 +1,75 @@
+"""The import-linter contract a hoisted import relies on: what the target module must keep not
+importing, in the form import-linter can check, as ready-to-paste TOML and INI."""
+
+from __future__ import annotations
+
+from prreport.python.importgraph import Exploration
+from prreport.python.modules import ModuleIndex, parents
+
+
+def forbidden_package(importer: str, target: str, ex: Exploration) -> str:
+    """What the target must keep not importing: the root package when it imports nothing
+    first-party, else the widest package of the importer that excludes all it loads."""
+    if not ex.target_imports:
+        return target.split(".")[0]
+    loaded = set(ex.explored) | {target}
+    for pkg in [*parents(importer), importer]:
+        inside = lambda m, p=pkg: m == p or m.startswith(p + ".")  # noqa: E731
+        if not any(inside(m) for m in loaded):
+            return pkg
+    return importer
+
+
+def enforceable(module: str, forbidden: list[str], index: ModuleIndex) -> list[str]:
+    """``forbidden`` as import-linter can check it: a package above ``module`` is replaced by
+    everything in it outside ``module``'s own line of packages (import-linter cannot forbid a
+    module its own ancestor, and those are loaded already anyway)."""
+    out: set[str] = set()
+    for f in forbidden:
+        if not module.startswith(f + "."):
+            out.add(f)
+            continue
+        line = [p for p in parents(module) if p == f or p.startswith(f + ".")] + [module]
+        for pkg, keep in zip(line, line[1:], strict=False):
+            out.update(c for c in index.children(pkg) if c != keep)
+    return sorted(out)
+
+
+def contract_texts(
+    module: str, forbidden: list[str], checked: list[str] | None = None
+) -> tuple[str, str]:
+    """Ready-to-paste import-linter ``forbidden`` contract: (pyproject TOML, INI).
+
+    ``checked`` is the list import-linter is given (see ``enforceable``); ``forbidden`` by default.
+    """
+    what = ", ".join(forbidden)
+    name = f"{module} must not import {what} (a hoisted import of it relies on this)"
+    checked = forbidden if checked is None else checked
+    toml_list = ", ".join(f'"{m}"' for m in checked)
+    if len(checked) > 2:
+        toml_list = "\n" + "".join(f'    "{m}",\n' for m in checked)
+    root = module.split(".")[0]
+    note = ""
+    if checked != forbidden:
+        note = f"# that is, {what} outside the packages above {module} (loaded already)\n"
+    toml = (
+        f'# needs root_packages = ["{root}"] (or root_package) under [tool.importlinter]\n'
+        f"{note}"
+        "[[tool.importlinter.contracts]]\n"
+        f'name = "{name}"\n'
+        'type = "forbidden"\n'
+        f'source_modules = ["{module}"]\n'
+        f"forbidden_modules = [{toml_list}]\n"
+    )
+    ident = module.rsplit(".", 1)[-1].replace("_", "-")
+    ini = (
+        f"# needs root_packages = {root} under [importlinter]\n"
+        f"{note}"
+        f"[importlinter:contract:{ident}-no-cycle]\n"
+        f"name = {name}\n"
+        "type = forbidden\n"
+        "source_modules =\n"
+        f"    {module}\n"
+        "forbidden_modules =\n" + "".join(f"    {m}\n" for m in checked)
+    )
+    return toml, ini
