@@ -165,6 +165,8 @@ _CALLER_WORDS = {
     "override": "it overrides {}: callers of that method reached it",
     "base": "the base class {} (whose code was not read) may call it",
     "shim": "it is there for callers outside the repository ({} tells them the API is gone)",
+    "decorator": "its decorator {} ran when it was defined and may have registered it",
+    "tool": "{} reads the names of this file",
 }
 
 

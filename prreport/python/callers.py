@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from prreport.classify import category
 from prreport.python.definitions import Definition, file_index, strip_docstring
 from prreport.python.hierarchy import find_in_bases
+from prreport.python.importtime import registering_decorator
 from prreport.python.sources import SourceFiles
 
 # What runs a dunder with no reference to its name (the data model), spelled as code.
@@ -45,11 +46,17 @@ _PROTOCOL = {
 }
 
 
+# Files a tool executes and then reads by name: every module-level name is looked up there.
+_TOOL_FILES = {"conf.py": "Sphinx (conf.py)", "noxfile.py": "nox (noxfile.py)"}
+
+
 @dataclass(frozen=True)
 class Caller:
     """What runs a removed definition without naming it: ``via`` ``protocol`` (Python, for
     ``what``), ``override`` (callers of the base method ``what``), ``base`` (the base class
-    ``what``, whose code was not read: outside the repository or not fetched, may call it)."""
+    ``what``, whose code was not read: outside the repository or not fetched, may call it),
+    ``decorator`` (the decorator ``what`` ran when it was defined, and may have registered it),
+    ``tool`` (the tool ``what`` reads the file's names), ``shim``, ``test-runner``."""
 
     via: str
     what: str
@@ -67,6 +74,12 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
     only raises with a message exists for callers outside the repository: none inside is
     expected.
     """
+    deco = registering_decorator(sources, d) if d.kind in ("function", "method", "class") else None
+    if deco is not None and not (category(d.path) == "test" and _collected(d)):
+        return Caller("decorator", "@" + ast.unparse(deco))
+    tool = _TOOL_FILES.get(d.path.rsplit("/", 1)[-1])
+    if tool and not d.parent and d.kind != "import":
+        return Caller("tool", tool)
     if d.kind not in ("function", "method", "class"):
         return None
     if category(d.path) == "test" and _collected(d):

@@ -161,6 +161,24 @@ def defining_runs_nothing(sources: SourceFiles, d: Definition) -> bool:
     return True
 
 
+def registering_decorator(sources: SourceFiles, d: Definition) -> ast.expr | None:
+    """The first decorator of ``d`` (before the change) that may do more than wrap it: a
+    decorator runs when the definition does, and may register what it decorates (a nox session,
+    a route, a CLI command, a signal receiver) where no reference to its name is written."""
+    decorators = getattr(d.node, "decorator_list", None) or []
+    if not decorators:
+        return None
+    tree = sources.tree(d.path, "before")
+    defs = file_index(sources, d.path, "before")
+    for deco in decorators:
+        if isinstance(d.node, ast.ClassDef):
+            if not identity_decorator(tree, deco):
+                return deco
+        elif not _decorator_ok(tree, defs, deco):
+            return deco
+    return None
+
+
 def _decorator_ok(tree: ast.Module | None, defs: dict[str, Definition], deco: ast.expr) -> bool:
     """``abstractmethod`` imported from ``abc`` (or ``abc.abstractmethod``), or a built-in
     ``property``/``staticmethod``/``classmethod`` the module does not rebind: they register
