@@ -4,6 +4,7 @@ file (statements only are walked: the behaviour comparison's index of what to co
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -12,7 +13,8 @@ from prreport.python.scopes import COMPOUND_STATEMENTS
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# The fields of a node that hold statement lists (match cases and except handlers included).
+BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 # Statements that hold other statements; everything else is a leaf for the statement walk.
@@ -20,7 +22,7 @@ _COMPOUND = COMPOUND_STATEMENTS - {ast.FunctionDef, ast.AsyncFunctionDef, ast.Cl
 
 
 @dataclass(frozen=True)
-class _Def:
+class Function:
     """A function or method of one file side with its line span (decorators included)."""
 
     qualname: str
@@ -33,7 +35,7 @@ class _Def:
 
 def _children(stmt: ast.AST) -> Iterator[ast.stmt]:
     """Statements nested directly in a compound statement (bodies, handlers, match cases)."""
-    for name in _BLOCK_FIELDS:
+    for name in BLOCK_FIELDS:
         for sub in getattr(stmt, name, ()) or ():
             if isinstance(sub, (ast.ExceptHandler, ast.match_case)):
                 yield from sub.body
@@ -42,17 +44,32 @@ def _children(stmt: ast.AST) -> Iterator[ast.stmt]:
 
 
 @dataclass(frozen=True)
-class _Index:
+class FunctionIndex:
     """Functions of a file side, and the line spans of every import statement in it."""
 
-    functions: dict[str, _Def]
+    functions: dict[str, Function]
     import_starts: tuple[int, ...]
     import_spans: tuple[tuple[int, int], ...]
 
+    def import_lines(self, start: int, end: int) -> set[int]:
+        """Lines covered by import statements within ``start..end`` (multi-line blocks included)."""
+        out: set[int] = set()
+        for a, b in self.import_spans[bisect.bisect_left(self.import_starts, start) :]:
+            if a > end:
+                break
+            out.update(range(a, b + 1))
+        return out
 
-def functions(tree: ast.Module) -> _Index:
+    def imports_within(self, d: Function) -> int:
+        """Import statements within a function's lines."""
+        lo = bisect.bisect_left(self.import_starts, d.start)
+        hi = bisect.bisect_right(self.import_starts, d.end)
+        return hi - lo
+
+
+def functions(tree: ast.Module) -> FunctionIndex:
     """Every function and method by qualname (``Cls.meth``, ``f.<locals>.g``); statements only are walked."""
-    out: dict[str, _Def] = {}
+    out: dict[str, Function] = {}
     spans: list[tuple[int, int]] = []
     stack: list[tuple[ast.stmt, str, str]] = [(st, "", "") for st in reversed(tree.body)]
     while stack:
@@ -64,7 +81,7 @@ def functions(tree: ast.Module) -> _Index:
                 n += 1
                 key = f"{qual}#{n}"
             start = min([st.lineno, *(d.lineno for d in st.decorator_list)])
-            out[key] = _Def(qual, start, st.end_lineno or st.lineno, st, parent, key)
+            out[key] = Function(qual, start, st.end_lineno or st.lineno, st, parent, key)
             stack.extend((s, f"{key}.<locals>.", key) for s in reversed(st.body))
         elif isinstance(st, ast.ClassDef):
             qual = prefix + st.name
@@ -74,4 +91,4 @@ def functions(tree: ast.Module) -> _Index:
         elif type(st) in _COMPOUND:
             stack.extend((s, prefix, parent) for s in reversed(list(_children(st))))
     spans.sort()
-    return _Index(out, tuple(s for s, _ in spans), tuple(spans))
+    return FunctionIndex(out, tuple(s for s, _ in spans), tuple(spans))

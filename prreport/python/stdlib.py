@@ -1,18 +1,23 @@
-"""Since which Python a standard-library module or name exists in every later Python.
+"""Since which Python a standard-library module or name exists in every later Python, and
+which standard-library names are bound to objects that are true in every boolean context.
 
-The facts come from typeshed, written to ``prreport/data/stdlib_versions.json`` by
+The versions come from typeshed, written to ``prreport/data/stdlib_versions.json`` by
 ``scripts/stdlib_versions.py`` (its docstring says how to re-run it and what is left out:
 platform-specific modules and names, modules needing an optional system library, anything
-removed in a later Python).
+removed in a later Python); the truth of a name is asked of the running standard library.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 from functools import cache
 from importlib.resources import files
 
 _DATA = "data/stdlib_versions.json"
+# Standard-library modules never imported to look an attribute up (importing them acts).
+_NO_IMPORT = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo"})
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -61,3 +66,18 @@ def import_cannot_fail(module: str, name: str | None, low: tuple[int, ...]) -> s
 
 def _why(spelled: str, since: tuple[int, ...]) -> str:
     return f"{spelled} is in the standard library of Python {'.'.join(map(str, since))} and later"
+
+
+def truthy_object(module: str, name: str) -> bool:
+    """A standard-library class, function or module: true in every boolean context."""
+    top = module.split(".")[0]
+    if top not in sys.stdlib_module_names or top in _NO_IMPORT:
+        return False
+    try:
+        # Static analysis cannot tell a class from None; the standard library itself can.
+        obj = getattr(importlib.import_module(module), name)
+    except Exception:  # noqa: BLE001 - an unknown attribute proves nothing
+        return False
+    kind = type(obj)
+    callable_or_module = isinstance(obj, type) or callable(obj) or kind.__name__ == "module"
+    return callable_or_module and not hasattr(kind, "__bool__") and not hasattr(kind, "__len__")

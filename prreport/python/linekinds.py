@@ -1,0 +1,65 @@
+"""What a source line holds: code, only a comment, nothing, part of an import statement (or of
+the blank run around one), or part of a string statement; line spans merged for fast lookups.
+
+Lines are 1-based, as syntax trees number them; ``lines`` is a file side split into lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from collections.abc import Iterable
+
+
+def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping line spans."""
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return merged
+
+
+def inside(spans: list[tuple[int, int]], n: int) -> bool:
+    """Whether line ``n`` lies in one of the merged ``spans``."""
+    i = bisect.bisect_right(spans, (n, float("inf"))) - 1
+    return i >= 0 and spans[i][0] <= n <= spans[i][1]
+
+
+def has_text(lines: list[str], n: int) -> bool:
+    """Whether line ``n`` (1-based) holds more than whitespace."""
+    return 1 <= n <= len(lines) and bool(lines[n - 1].strip())
+
+
+def is_code(lines: list[str], n: int) -> bool:
+    """Whether line ``n`` holds code (not blank, not only a comment)."""
+    return has_text(lines, n) and not lines[n - 1].lstrip().startswith("#")
+
+
+def beyond_imports(imports: list[tuple[int, int]], lines: list[str], n: int) -> bool:
+    """Whether line ``n`` is code other than an import, or a blank line not next to an import
+    (``imports``: the merged spans of the import statements)."""
+    if has_text(lines, n):
+        return not inside(imports, n)
+    for step in (-1, 1):  # a run of blank lines touching an import belongs to the import block
+        k = n + step
+        while 1 <= k <= len(lines) and not has_text(lines, k):
+            k += step
+        if 1 <= k <= len(lines) and inside(imports, k):
+            return False
+    return True
+
+
+def string_lines(node: ast.AST) -> set[int]:
+    """Lines of the string statements (docstrings, attribute docstrings) inside ``node``."""
+    out: set[int] = set()
+    for sub in ast.walk(node):
+        if (
+            isinstance(sub, ast.Expr)
+            and isinstance(sub.value, ast.Constant)
+            and isinstance(sub.value.value, str)
+        ):
+            out.update(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
+    return out
