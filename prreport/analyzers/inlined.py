@@ -11,7 +11,9 @@ from functools import partial
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.equivalence.canonical import module_bindings, module_of
-from prreport.equivalence.expand import class_bound, expansion_finding, is_super, site_pairs
+from prreport.equivalence.expansion.binding import class_bound, is_super
+from prreport.equivalence.expansion.outcome import expansion_finding
+from prreport.equivalence.expansion.sites import site_pairs
 from prreport.equivalence.moves import carried, moves
 from prreport.findings import ContextRequest, Finding
 from prreport.python.definitions import (

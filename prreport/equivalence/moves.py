@@ -15,7 +15,7 @@ from functools import partial
 from prreport.classify import category
 from prreport.equivalence.canonical import canonical, locally_bound, module_bindings
 from prreport.equivalence.canonical import module_of as module_path
-from prreport.equivalence.expand import contained
+from prreport.equivalence.expansion.similarity import contained
 from prreport.python.definitions import (
     Change,
     Definition,
