@@ -9,7 +9,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from prreport.equivalence import multiret as _multiret
+from prreport.equivalence.expansion import multiret as _multiret
+from prreport.equivalence.expansion import results as _results
 from prreport.findings import Finding
 from prreport.pipeline import Analysis
 from tests.corpus_texts import corpus_analysis, corpus_text
@@ -196,7 +197,7 @@ def test_helper_falling_off_the_end_is_not_expanded(tmp_path: Path):
 def _form(src: str) -> str:
     fn = ast.parse(src).body[0]
     assert isinstance(fn, ast.FunctionDef)
-    _multiret.normal_form(fn)
+    _results.normal_form(fn)
     return ast.unparse(fn)
 
 

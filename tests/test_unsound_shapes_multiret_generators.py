@@ -171,11 +171,11 @@ def test_list_to_generator_returned_call_in_try_is_not_yield_from(tmp_path: Path
 def _form(src: str) -> str:
     import ast
 
-    from prreport.equivalence import multiret as _multiret
+    from prreport.equivalence.expansion import results as _results
 
     fn = ast.parse(src).body[0]
     assert isinstance(fn, ast.FunctionDef)
-    _multiret.normal_form(fn)
+    _results.normal_form(fn)
     return ast.unparse(fn)
 
 

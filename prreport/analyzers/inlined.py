@@ -8,7 +8,8 @@ from functools import partial
 
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
-from prreport.equivalence.expand import expansion_finding, site_pairs
+from prreport.equivalence.expansion.outcome import expansion_finding
+from prreport.equivalence.expansion.sites import site_pairs
 from prreport.equivalence.moves import carried, moves
 from prreport.equivalence.superfold import through_super
 from prreport.findings import ContextRequest, Finding

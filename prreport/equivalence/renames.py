@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import partial
 
 from prreport.equivalence.equality import body_text
-from prreport.equivalence.expand import contained
+from prreport.equivalence.expansion.similarity import contained
 from prreport.equivalence.retarget import Retarget
 from prreport.python.definitions import (
     FAMILY,

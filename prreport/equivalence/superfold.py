@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import partial
 
 from prreport.equivalence.canonical import module_bindings, module_of
-from prreport.equivalence.expand import class_bound, is_super
+from prreport.equivalence.expansion.binding import class_bound, is_super
 from prreport.equivalence.moves import moves
 from prreport.python.definitions import Change, Definition, dump, file_index
 from prreport.python.sources import SourceFiles

@@ -78,7 +78,7 @@ def bump(y):
 EXPANSION = (
     Rule(
         "expanded-call",
-        "prreport.equivalence.expand",
+        "prreport.equivalence.expansion",
         "A caller that now calls a new helper is the old code once the call is replaced by the"
         " helper's body, parameters bound to the arguments in call order.",
         "",
@@ -89,7 +89,7 @@ EXPANSION = (
     ),
     Rule(
         "forwarded-local",
-        "prreport.equivalence.expand",
+        "prreport.equivalence.expansion",
         "A helper local returned into a caller target of the same name is the caller's own"
         " variable once the helper is spliced in.",
         "",
@@ -109,7 +109,7 @@ EXPANSION = (
     ),
     Rule(
         "inlined-expression",
-        "prreport.equivalence.expand",
+        "prreport.equivalence.expansion",
         "A call, inside a larger expression, of a helper whose body is one `return E` is `E`"
         " with the parameters replaced by the arguments, when each is a constant or a local.",
         "",

@@ -1,4 +1,4 @@
-"""What a caller does with a tuple a helper returns from several places (``prreport.equivalence.multiret``)."""
+"""What a caller does with a tuple a helper returns from several places (``prreport.equivalence.expansion.multiret``)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def script(frozen):
 MULTIRET = (
     Rule(
         "multi-return",
-        "prreport.equivalence.multiret",
+        "prreport.equivalence.expansion.multiret",
         "A helper whose every path ends in `return (e1, ..., en)` runs, at `a, b = helper(...)`,"
         " as its `if` tree with the assignment at each leaf.",
         "",
@@ -95,7 +95,7 @@ MULTIRET = (
     ),
     Rule(
         "split-tuple",
-        "prreport.equivalence.multiret",
+        "prreport.equivalence.expansion.multiret",
         "`a, b = x, y` is `a = x; b = y` when the targets are distinct names and the values"
         " names, constants or displays of those that name no target.",
         "",
@@ -106,7 +106,7 @@ MULTIRET = (
     ),
     Rule(
         "pushed-into-if",
-        "prreport.equivalence.multiret",
+        "prreport.equivalence.expansion.multiret",
         "`L.extend(X)` right after an `if` that binds `X` runs at the same moments written at"
         " the end of each branch.",
         "",
@@ -121,7 +121,7 @@ MULTIRET = (
     ),
     Rule(
         "inlined-list",
-        "prreport.equivalence.multiret",
+        "prreport.equivalence.expansion.multiret",
         "`X = [constants]` followed by `L.extend(X)`, `L` a list the function built, is"
         " `L.extend([constants])`, and `X` goes when nothing else reads it.",
         "",
@@ -132,7 +132,7 @@ MULTIRET = (
     ),
     Rule(
         "extend-as-append",
-        "prreport.equivalence.multiret",
+        "prreport.equivalence.expansion.multiret",
         "`L.extend([e1, ...])` is `L.append(e1)` ... (several elements only when all are"
         " constants), `L` a list bound once by a list display of the function's top level.",
         "",
@@ -151,7 +151,7 @@ MULTIRET = (
     ),
     Rule(
         "append-before-def",
-        "prreport.equivalence.multiret",
+        "prreport.equivalence.expansion.multiret",
         "`L.append(<constant>)` moves up across a `def` without decorators or defaults, which only"
         " binds a function object the append cannot read.",
         "",
