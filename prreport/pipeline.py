@@ -17,8 +17,8 @@ from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
 from prreport.python.sources import SourceFiles
 from prreport.report.build import build_model
+from prreport.report.ledger import is_failure
 from prreport.report.model import ReportModel
-from prreport.report.verdict import is_failure
 from prreport.sources import Source
 
 # Rounds of context fetching: analyzers may follow imports of fetched files (cycle safety).

@@ -7,7 +7,7 @@ from typing import Any
 
 from prreport.findings import Finding
 from prreport.report.model import FileEntry
-from prreport.report.verdict import accounted, proves_equivalence
+from prreport.report.reconcile import accounted, proves_equivalence
 
 _IMPORT_MOVES = ("import.hoisted", "import.sunk", "import.moved", "import.added", "import.removed")
 # Kinds that only describe context (safety evidence) and never make a change "logic".

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from prreport.bundle import FileChange, PullRequestBundle
-from prreport.diffparse import changed_lines
 from prreport.findings import Finding
 from prreport.python.parse import parse as parse_quietly
 from prreport.report.facts import site_labels
-from prreport.report.verdict import proves_equivalence
-from prreport.textlines import split_lines
+from prreport.report.ledger import Ledger, LedgerFile
+from prreport.report.reconcile import proves_equivalence
 
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _import_block(lines: list[str], start: int) -> tuple[int, int]:
+def _import_block(lines: Sequence[str], start: int) -> tuple[int, int]:
     """1-based inclusive range of the import statement starting at ``start`` (parenthesised or not)."""
     end = start
     depth = 0
@@ -31,7 +30,7 @@ def _import_block(lines: list[str], start: int) -> tuple[int, int]:
     return start, end
 
 
-def _block_end(lines: list[str], start: int) -> int:
+def _block_end(lines: Sequence[str], start: int) -> int:
     """Last line (1-based) of the indented block headed by line ``start`` (a header spread over
     several lines, such as a long signature, counts as one)."""
     base = _indent(lines[start - 1])
@@ -46,7 +45,7 @@ def _block_end(lines: list[str], start: int) -> int:
     return end
 
 
-def _header_end(lines: list[str], start: int) -> int:
+def _header_end(lines: Sequence[str], start: int) -> int:
     """Last line of the statement header starting at ``start``: where its brackets close."""
     depth = 0
     for i in range(start - 1, min(len(lines), start + 200)):
@@ -57,7 +56,7 @@ def _header_end(lines: list[str], start: int) -> int:
     return start
 
 
-def _enclosing_def(lines: list[str], line: int, name: str, reach: int = 8) -> int:
+def _enclosing_def(lines: Sequence[str], line: int, name: str, reach: int = 8) -> int:
     """Line of ``def name`` just above ``line`` (within ``reach`` lines), else ``line``."""
     for i in range(line - 2, max(line - 2 - reach, -1), -1):
         m = _DEF_LINE.match(lines[i])
@@ -77,7 +76,7 @@ _DEFINITION_SNIPPETS = (
 )
 
 
-def _chain_end(lines: list[str], start: int) -> int:
+def _chain_end(lines: Sequence[str], start: int) -> int:
     """Last line of the ``if``/``elif``/``else`` chain (or any block) headed by line ``start``."""
     end = _block_end(lines, start)
     base = _indent(lines[start - 1])
@@ -91,7 +90,7 @@ def _chain_end(lines: list[str], start: int) -> int:
     return end
 
 
-def _decorated_start(lines: list[str], start: int) -> int:
+def _decorated_start(lines: Sequence[str], start: int) -> int:
     """``start`` moved up over the decorators right above a definition."""
     while start > 1 and lines[start - 2].lstrip().startswith("@"):
         start -= 1
@@ -125,31 +124,27 @@ _Wanted = tuple[int, str, int, int, dict[str, Any]]
 
 
 def snippets_of(
-    bundle: PullRequestBundle, findings: list[Finding], max_lines: int, max_snippets: int
+    ledger: Ledger, findings: list[Finding], max_lines: int, max_snippets: int
 ) -> list[dict[str, Any]]:
     """After-code around each important change: merged import blocks, cleared loops, changed guards."""
-    after = _after_lines(bundle)
+    after = {f.path: f.after for f in ledger.files if f.after is not None}
     merged = _merge(_wanted(after, findings))[:max_snippets]
     # Snippets of one file together, in the order their files first come (the priority order).
     first: dict[str, int] = {}
     for s in merged:
         first.setdefault(s["path"], len(first))
     merged.sort(key=lambda s: first[s["path"]])
-    changes = {f.path: f for f in bundle.files}
     out = []
     for s in merged:
         snippet = _cut(after[s["path"]], s, max_lines)
-        snippet.update(_diff_hunk(changes[s["path"]], after[s["path"]], s, max_lines))
+        changed = ledger.file(s["path"])
+        assert changed is not None  # a snippet is of a changed file's after text
+        snippet.update(_diff_hunk(changed, s, max_lines))
         out.append(snippet)
     return out
 
 
-def _after_lines(bundle: PullRequestBundle) -> dict[str, list[str]]:
-    """The after lines of every changed text file, split once per file (not once per finding)."""
-    return {f.path: split_lines(f.after) for f in bundle.files if f.after is not None}
-
-
-def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wanted]:
+def _wanted(after: Mapping[str, Sequence[str]], findings: list[Finding]) -> list[_Wanted]:
     """The line range each important finding wants shown, with its caption facts."""
     wanted: list[_Wanted] = []
     blocks: dict[tuple[str, int], tuple[int, int]] = {}  # many hoists share one import block
@@ -237,7 +232,7 @@ def _wanted(after: dict[str, list[str]], findings: list[Finding]) -> list[_Wante
     return wanted
 
 
-def _changed_function(lines: list[str], fd: Finding) -> tuple[int, int] | None:
+def _changed_function(lines: Sequence[str], fd: Finding) -> tuple[int, int] | None:
     """(first, last) after line of the function a ``behavior.changed`` or a guard removed from
     changed code is about, or None (module level, or the function is not found)."""
     if fd.kind == "behavior.changed" and not fd.details.get("removed"):
@@ -278,7 +273,7 @@ def _merge(wanted: list[_Wanted]) -> list[dict[str, Any]]:
     return merged
 
 
-def _cut(lines: list[str], s: dict[str, Any], max_lines: int) -> dict[str, Any]:
+def _cut(lines: Sequence[str], s: dict[str, Any], max_lines: int) -> dict[str, Any]:
     """The snippet's code, at most ``max_lines`` lines, common indentation dropped."""
     full_end = s["end_line"]
     end = min(full_end, s["start_line"] + max_lines - 1)
@@ -308,16 +303,15 @@ _ELIDED = "..."
 _Row = tuple[str, int, int, str]
 
 
-def _diff_hunk(
-    change: FileChange, after: list[str], s: dict[str, Any], max_lines: int
-) -> dict[str, Any]:
+def _diff_hunk(changed: LedgerFile, s: dict[str, Any], max_lines: int) -> dict[str, Any]:
     """The snippet's lines as a diff hunk: removed and added lines, whole statements around them,
     the headers of the blocks they sit in, and unchanged runs elided as ``...``.
 
     Empty (``diff`` is "") when the patch does not line up with the file texts.
     """
-    before = split_lines(change.before) if change.before is not None else []
-    rows = _region_rows(change, before, after, s["start_line"], s["end_line"])
+    before = changed.before or ()
+    after = changed.after or ()
+    rows = _region_rows(changed, s["start_line"], s["end_line"])
     if rows is None or not any(tag != " " for tag, *_ in rows):
         return {"diff": "", "diff_truncated": False}
     b_lines = [r[1] for r in rows if r[1]]
@@ -347,13 +341,12 @@ def _diff_hunk(
     }
 
 
-def _region_rows(
-    change: FileChange, before: list[str], after: list[str], lo: int, hi: int
-) -> list[_Row] | None:
+def _region_rows(changed: LedgerFile, lo: int, hi: int) -> list[_Row] | None:
     """Rows of the patch whose after line is in ``lo..hi`` (and the removed lines between them)."""
-    if not change.patch or change.before is None:
+    if not changed.change.patch or changed.before is None:
         return None
-    cl = changed_lines(change.patch)
+    before, after = changed.before, changed.after or ()
+    cl = changed.changed
     removed, added = set(cl.removed), set(cl.added)
     replaced_by = dict(cl.replaced)
     rows: list[_Row] = []
@@ -402,7 +395,7 @@ class _Statements:
         return [(a, h) for a, h, b in self.blocks if h < line <= b]
 
 
-def _statements(lines: list[str], lo: int, hi: int) -> _Statements | None:
+def _statements(lines: Sequence[str], lo: int, hi: int) -> _Statements | None:
     """Statement spans of lines ``lo..hi`` (file numbering), parsed on their own; None if they do not parse."""
     region = lines[lo - 1 : hi]
     indent = min((_indent(ln) for ln in region if ln.strip()), default=0)
