@@ -47,11 +47,13 @@ class Analysis:
         ]
 
 
-# The parsed sources of the bundles ``gather`` returned last, for ``analyse`` to start from:
-# each file side is parsed once per run, not once per planning round and again for analysis.
-_GATHERED: dict[int, SourceFiles] = {}
-_KEEP_GATHERED = 4  # concurrent digest jobs each gather then analyse one bundle
-_GATHERED_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class Gathered:
+    """A bundle with the context its analyzers asked for, and its file sides as the planning
+    rounds parsed them: ``analyse`` starts from these, so each side is parsed once per run."""
+
+    bundle: PullRequestBundle
+    sources: SourceFiles
 
 
 def _sources_for(bundle: PullRequestBundle, previous: SourceFiles | None) -> SourceFiles:
@@ -61,13 +63,13 @@ def _sources_for(bundle: PullRequestBundle, previous: SourceFiles | None) -> Sou
     return sources
 
 
-def gather(source: Source, config: Config) -> PullRequestBundle:
+def gather(source: Source, config: Config) -> Gathered:
     """Fetch the bundle and the context the analyzers ask for (until they ask for nothing new)."""
     with few_collections():  # the planning rounds parse every file side
         return _gather(source, config)
 
 
-def _gather(source: Source, config: Config) -> PullRequestBundle:
+def _gather(source: Source, config: Config) -> Gathered:
     bundle = source.fetch()
     analyzers = selected(config.analysis)
     sources = SourceFiles(bundle)
@@ -92,11 +94,7 @@ def _gather(source: Source, config: Config) -> PullRequestBundle:
         )
     if sources.bundle is not bundle:
         sources = _sources_for(bundle, sources)
-    with _GATHERED_LOCK:
-        while len(_GATHERED) >= _KEEP_GATHERED:
-            _GATHERED.pop(next(iter(_GATHERED)))
-        _GATHERED[id(bundle)] = sources
-    return bundle
+    return Gathered(bundle, sources)
 
 
 class _Pause:
@@ -136,20 +134,23 @@ def few_collections() -> Iterator[None]:
                 gc.collect()
 
 
-def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:
-    """Run the analyzers on a bundle and build the report model."""
+def analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool = False) -> Analysis:
+    """Run the analyzers on a bundle, or on a gathered one (its parsed file sides reused), and
+    build the report model."""
     with few_collections():
-        return _analyse(bundle, config, debug)
+        return _analyse(subject, config, debug)
 
 
-def _analyse(bundle: PullRequestBundle, config: Config, debug: bool) -> Analysis:
+def _analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool) -> Analysis:
     analyzers = selected(config.analysis)
     # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
-    with _GATHERED_LOCK:
-        gathered = _GATHERED.pop(id(bundle), None)
-    sources = (
-        gathered if gathered is not None and gathered.bundle is bundle else SourceFiles(bundle)
-    )
+    if isinstance(subject, Gathered):
+        bundle = subject.bundle
+        sources = subject.sources
+        if sources.bundle is not bundle:  # e.g. the comment command's bundle without our comment
+            sources = _sources_for(bundle, sources)
+    else:
+        bundle, sources = subject, SourceFiles(subject)
     try:
         _req, plan_diags = collect_requests(analyzers, bundle, sources)
         findings, diags = run_analyzers(analyzers, bundle, debug=debug, sources=sources)

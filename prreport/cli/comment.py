@@ -414,13 +414,13 @@ def _render(
     rev = target or (str(number) if number is not None else None)
     source = make_source(rev, bundle_path, src_config)
     try:
-        bundle = gather(source, src_config)
+        gathered = gather(source, src_config)
     finally:
         source.close()
     # Our own earlier comment is not review: counting it would change the report it shows.
-    theirs = tuple(c for c in bundle.issue_comments if marker_hash(c.body) is None)
-    bundle = dataclasses.replace(bundle, issue_comments=theirs)
-    analysis = analyse(bundle, src_config, debug=debug)
+    theirs = tuple(c for c in gathered.bundle.issue_comments if marker_hash(c.body) is None)
+    bundle = dataclasses.replace(gathered.bundle, issue_comments=theirs)
+    analysis = analyse(dataclasses.replace(gathered, bundle=bundle), src_config, debug=debug)
     for warning in analysis.warnings():
         from prreport.render.escape import terminal_line
 
