@@ -6,13 +6,13 @@ from collections import Counter
 from typing import Any
 
 from prreport.bundle import PullRequestBundle
-from prreport.classify import category, module_name
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import claims_of
-from prreport.report.facts import change_type_of, file_facts, file_order, file_symbols, moved_out_of
+from prreport.report.facts import moved_out_of
+from prreport.report.files import file_entries, file_order
 from prreport.report.ledger import ledger_of
-from prreport.report.model import FileEntry, ReportModel, Summary
+from prreport.report.model import ReportModel, Summary
 from prreport.report.reconcile import account, accounted, confirm_by_behavior
 from prreport.report.related import related_of
 from prreport.report.review import review_facts
@@ -37,7 +37,7 @@ def build_model(
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
-    files = sorted(_file_entries(bundle, by_path, moved_out, config), key=file_order)
+    files = sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
     # Every changed line and what explains it, once: the verdict, counts, risks and snippets read it.
     ledger = ledger_of(bundle, findings, diagnostics)
     verdict = verdict_of(live, ledger)
@@ -85,41 +85,6 @@ def build_model(
         breakdown=breakdown_of(bundle, findings, files, review),
         claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
     )
-
-
-def _file_entries(
-    bundle: PullRequestBundle,
-    by_path: dict[str, list[Finding]],
-    moved_out: dict[str, list[dict[str, Any]]],
-    config: Config,
-) -> list[FileEntry]:
-    """One entry per changed file: module, category, change type, symbols and facts."""
-    files = []
-    for f in bundle.files:
-        fds = by_path.get(f.path, [])
-        cat = category(f.path)
-        files.append(
-            FileEntry(
-                path=f.path,
-                old_path=f.old_path,
-                status=f.status,
-                additions=f.additions,
-                deletions=f.deletions,
-                module=module_name(f.path, config.modules, bundle.head_paths),
-                category=cat,
-                change_type=change_type_of(
-                    cat,
-                    [fd for fd in fds if not accounted(fd)],
-                    f.status,
-                    bool(moved_out.get(f.path)),
-                ),
-                symbols=file_symbols(fds),
-                binary=f.binary,
-                finding_kinds=tuple(sorted({fd.kind for fd in fds})),
-                facts=file_facts(fds, moved_out.get(f.path, [])),
-            )
-        )
-    return files
 
 
 def _pr_fields(bundle: PullRequestBundle) -> dict[str, Any]:
