@@ -11,8 +11,9 @@ import pytest
 
 import prreport.digest.jobs as jobs_mod
 from prreport.config import Config, DigestConfig, GitConfig
-from prreport.digest.build import Digest, build_digest, make_digest
+from prreport.digest.build import build_digest, make_digest
 from prreport.digest.render import render_digest
+from prreport.digest.summary import Digest
 from prreport.digest.window import resolve_window
 from prreport.errors import ConfigError
 from prreport.pipeline import analyse, gather

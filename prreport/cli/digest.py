@@ -35,8 +35,8 @@ from prreport.errors import ConfigError
 from prreport.gate import FailOn
 
 if TYPE_CHECKING:
-    from prreport.digest.build import Digest
     from prreport.digest.jobs import Outcome
+    from prreport.digest.summary import Digest
     from prreport.digest.window import Window
 
 _HELP = """Write the digest of the PRs merged in one week (or any window).
