@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from typing import Any
 
 import click
 
+from prreport.cli.actions import event_head, event_pr_number, load_event, run_url, set_outputs
 from prreport.cli.options import (
     HELP_SETTINGS,
     config_option,
@@ -33,7 +33,7 @@ from prreport.cli.options import (
     version_option,
 )
 from prreport.config import Config
-from prreport.errors import ConfigError, OutputError
+from prreport.errors import ConfigError
 from prreport.gate import FailOn, gate_failure
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
@@ -71,61 +71,6 @@ def _parse_number(value: str | None) -> int | None:
     if not m or int(m.group(1)) < 1:
         raise ConfigError(f"PR number: expected N or #N, got {value!r}")
     return int(m.group(1))
-
-
-def load_event(env: Mapping[str, str]) -> dict[str, Any]:
-    """The Actions event payload (``GITHUB_EVENT_PATH``), or ``{}`` outside Actions."""
-    path = env.get("GITHUB_EVENT_PATH", "")
-    if not path:
-        return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"GITHUB_EVENT_PATH {path}: not a readable JSON event ({exc})") from None
-    return data if isinstance(data, dict) else {}
-
-
-def event_pr_number(event: Mapping[str, Any]) -> int | None:
-    """The PR an event is about: pull_request, issue_comment on a PR, or a workflow_run of one."""
-    pr = event.get("pull_request")
-    if isinstance(pr, dict) and isinstance(pr.get("number"), int):
-        return int(pr["number"])
-    issue = event.get("issue")
-    if (
-        isinstance(issue, dict)
-        and issue.get("pull_request")
-        and isinstance(issue.get("number"), int)
-    ):
-        return int(issue["number"])
-    run = event.get("workflow_run")
-    if isinstance(run, dict):
-        prs = run.get("pull_requests") or []
-        if prs and isinstance(prs[0], dict) and isinstance(prs[0].get("number"), int):
-            return int(prs[0]["number"])
-    return None
-
-
-def _run_url(env: Mapping[str, str], event: Mapping[str, Any]) -> str:
-    run = event.get("workflow_run")
-    if isinstance(run, dict) and isinstance(run.get("html_url"), str):
-        return str(run["html_url"])  # the run that rendered the report holds its job summary
-    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
-        server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
-    return ""
-
-
-def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
-    """Append ``name=value`` lines to ``$GITHUB_OUTPUT`` (the action's outputs)."""
-    path = env.get("GITHUB_OUTPUT", "")
-    if not path:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            for k, v in values.items():
-                fh.write(f"{k}={v.replace(chr(10), ' ')}\n")
-    except OSError as exc:
-        raise OutputError(f"cannot append to GITHUB_OUTPUT {path}: {exc.strerror}") from None
 
 
 @click.command("comment", help=_HELP, context_settings=HELP_SETTINGS)
@@ -248,7 +193,7 @@ def _comment(a: _CommentArgs) -> int:
 
     where = full_report_pointer(
         lang_,
-        run_url=a.report_url or _run_url(env, event),
+        run_url=a.report_url or run_url(env, event),
         artifact=a.artifact or env.get("PRREPORT_ARTIFACT", ""),
         path=written.get("md", ""),
     )
@@ -331,9 +276,9 @@ def _deliver(
     if summary is not None:
         click.echo(f"appended the report to the job summary {summary}", err=True)
     if not a.no_post:
-        expect = a.head_sha or _event_head(event)
+        expect = a.head_sha or event_head(event)
         outputs.update(_post(config, post_repo, pr_number, comment, expect, env))
-    _set_outputs(env, outputs)
+    set_outputs(env, outputs)
 
 
 def _check_flags(from_file: str | None, renders: bool, fail_on: bool, head_sha: str | None) -> None:
@@ -404,14 +349,6 @@ def _check_can_post(post_repo: str, pr_number: int | None, env: Mapping[str, str
         raise ConfigError(
             "no GitHub token to post the comment: set GITHUB_TOKEN (or GH_TOKEN), or use --dry-run or --no-post"
         )
-
-
-def _event_head(event: Mapping[str, Any]) -> str | None:
-    """In a workflow_run, the commit the rendering run saw: post only while it is still the PR head."""
-    run = event.get("workflow_run")
-    if isinstance(run, dict) and isinstance(run.get("head_sha"), str):
-        return str(run["head_sha"])
-    return None
 
 
 def _render(
