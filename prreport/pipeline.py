@@ -17,8 +17,8 @@ from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
 from prreport.python.sources import SourceFiles
 from prreport.report.build import build_model
+from prreport.report.ledger import is_failure
 from prreport.report.model import ReportModel
-from prreport.report.verdict import is_failure
 from prreport.sources import Source
 
 # Rounds of context fetching: analyzers may follow imports of fetched files (cycle safety).
@@ -47,11 +47,13 @@ class Analysis:
         ]
 
 
-# The parsed sources of the bundles ``gather`` returned last, for ``analyse`` to start from:
-# each file side is parsed once per run, not once per planning round and again for analysis.
-_GATHERED: dict[int, SourceFiles] = {}
-_KEEP_GATHERED = 4  # concurrent digest jobs each gather then analyse one bundle
-_GATHERED_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class Gathered:
+    """A bundle with the context its analyzers asked for, and its file sides as the planning
+    rounds parsed them: ``analyse`` starts from these, so each side is parsed once per run."""
+
+    bundle: PullRequestBundle
+    sources: SourceFiles
 
 
 def _sources_for(bundle: PullRequestBundle, previous: SourceFiles | None) -> SourceFiles:
@@ -61,13 +63,13 @@ def _sources_for(bundle: PullRequestBundle, previous: SourceFiles | None) -> Sou
     return sources
 
 
-def gather(source: Source, config: Config) -> PullRequestBundle:
+def gather(source: Source, config: Config) -> Gathered:
     """Fetch the bundle and the context the analyzers ask for (until they ask for nothing new)."""
     with few_collections():  # the planning rounds parse every file side
         return _gather(source, config)
 
 
-def _gather(source: Source, config: Config) -> PullRequestBundle:
+def _gather(source: Source, config: Config) -> Gathered:
     bundle = source.fetch()
     analyzers = selected(config.analysis)
     # Analyzers plan on what they will analyse: no text of a file with an unread side.
@@ -95,11 +97,7 @@ def _gather(source: Source, config: Config) -> PullRequestBundle:
         view = analysable(bundle)
     if sources.bundle is not view:
         sources = _sources_for(view, sources)
-    with _GATHERED_LOCK:
-        while len(_GATHERED) >= _KEEP_GATHERED:
-            _GATHERED.pop(next(iter(_GATHERED)))
-        _GATHERED[id(bundle)] = sources
-    return bundle
+    return Gathered(bundle, sources)
 
 
 class _Pause:
@@ -139,25 +137,25 @@ def few_collections() -> Iterator[None]:
                 gc.collect()
 
 
-def analyse(bundle: PullRequestBundle, config: Config, debug: bool = False) -> Analysis:
-    """Run the analyzers on a bundle and build the report model."""
+def analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool = False) -> Analysis:
+    """Run the analyzers on a bundle, or on a gathered one (its parsed file sides reused), and
+    build the report model."""
     with few_collections():
-        return _analyse(bundle, config, debug)
+        return _analyse(subject, config, debug)
 
 
-def _analyse(bundle: PullRequestBundle, config: Config, debug: bool) -> Analysis:
+def _analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool) -> Analysis:
     analyzers = selected(config.analysis)
+    # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
+    bundle = subject.bundle if isinstance(subject, Gathered) else subject
     # No finding may use a side that was not read: the analyzers see no text of such a file.
     view = analysable(bundle)
-    # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
-    with _GATHERED_LOCK:
-        gathered = _GATHERED.pop(id(bundle), None)
-    if gathered is None:
+    if isinstance(subject, Gathered):
+        sources = subject.sources
+        if sources.bundle is not view:  # e.g. the comment command's bundle without our comment
+            sources = _sources_for(view, sources)
+    else:
         sources = SourceFiles(view)
-    elif gathered.bundle is view:
-        sources = gathered
-    else:  # a view made anew (or another bundle under a reused id): keep the trees it shares
-        sources = _sources_for(view, gathered)
     try:
         _req, plan_diags = collect_requests(analyzers, view, sources)
         findings, diags = run_analyzers(analyzers, view, debug=debug, sources=sources)

@@ -25,7 +25,7 @@ from pathlib import Path
 from prreport.bundle import FileChange, PullRequestBundle, PullRequestMeta
 from prreport.config import Config
 from prreport.pipeline import analyse, render_outputs
-from prreport.report.verdict import is_failure
+from prreport.report.ledger import is_failure
 
 
 def _stdlib() -> Path:

@@ -11,8 +11,9 @@ import pytest
 
 import prreport.digest.jobs as jobs_mod
 from prreport.config import Config, DigestConfig, GitConfig
-from prreport.digest.build import Digest, build_digest, make_digest
+from prreport.digest.build import build_digest, make_digest
 from prreport.digest.render import render_digest
+from prreport.digest.summary import Digest
 from prreport.digest.window import resolve_window
 from prreport.errors import ConfigError
 from prreport.pipeline import analyse, gather
@@ -181,10 +182,10 @@ def test_a_failing_pr_does_not_stop_the_digest(
     victim = week_repo.in_window()[1].number
     real = jobs_mod.analyse
 
-    def failing(bundle, config, debug=False):  # noqa: ANN001
-        if bundle.pr.number == victim:
+    def failing(gathered, config, debug=False):  # noqa: ANN001
+        if gathered.bundle.pr.number == victim:
             raise RuntimeError("analyzer exploded")
-        return real(bundle, config, debug)
+        return real(gathered, config, debug)
 
     monkeypatch.setattr(jobs_mod, "analyse", failing)
     window = resolve_window(since="2026-08-17", until="2026-08-17")  # the first day only

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from prreport.config import Config, DigestConfig, GitHubConfig
-from prreport.digest.build import Digest, make_digest, make_org_digest
+from prreport.digest.build import make_digest, make_org_digest
 from prreport.digest.merge import merge_shards
 from prreport.digest.render import render_digest
+from prreport.digest.summary import Digest
 from prreport.digest.window import resolve_window
 from prreport.errors import ConfigError
 from tests.conftest import run_cli

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from prreport.digest.build import summarise
 from prreport.digest.render import with_links
+from prreport.digest.summary import summarise
 from prreport.digest.window import resolve_window
 from prreport.render import render_digest_html, render_digest_markdown
 from prreport.render.charts import chart_svg, mermaid_blocks, parse_mermaid
@@ -152,7 +152,7 @@ def test_fail_on_sees_the_live_kinds(tmp_path):
 def test_a_digest_json_of_the_previous_version_is_read_and_summed_again(tmp_path):
     import json
 
-    from prreport.digest.build import load_digest_json
+    from prreport.digest.load import load_digest_json
 
     data = summarise(
         "acme/widgets", "git", WINDOW, [_pr(1), _pr(2, risks=[("guard-dropped", "high")])], []

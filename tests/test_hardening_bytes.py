@@ -19,7 +19,7 @@ from prreport.config import AnalysisConfig
 from prreport.diffparse import changed_lines
 from prreport.pipeline import Analysis
 from prreport.python.sources import SourceFiles
-from prreport.report.verdict import is_failure
+from prreport.report.ledger import is_failure
 from tests.conftest import load_json, run_cli
 from tests.gitrepo import Repo, analyse_commit
 from tests.mutations import STDLIB, git_patch, split_lines

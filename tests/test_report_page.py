@@ -12,6 +12,7 @@ from prreport.bundle import PullRequestBundle, PullRequestMeta
 from prreport.findings import Finding
 from prreport.render import render_html, render_json, render_markdown
 from prreport.report.build import build_model
+from prreport.report.ledger import ledger_of
 from prreport.report.snippets import snippets_of
 from tests.test_report import CONFIG, MOONCAKE, NIXL, PKG, _change, hand_built
 
@@ -132,7 +133,8 @@ def test_a_hunk_is_never_cut_inside_a_multi_line_expression():
         {"loop": "while True", "scope": "serve", "before": 1, "after": 0, "after_line": loop_line},
     )
     for max_lines in (40, 9, 6):
-        (snippet,) = snippets_of(bundle, [finding], max_lines=max_lines, max_snippets=3)
+        ledger = ledger_of(bundle, [finding], [])
+        (snippet,) = snippets_of(ledger, [finding], max_lines=max_lines, max_snippets=3)
         diff = snippet["diff"]
         if max_lines > 6:
             assert "-            from pkg.handlers import handle_x" in diff

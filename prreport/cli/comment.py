@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
+from prreport.cli.actions import event_head, event_pr_number, load_event, run_url, set_outputs
 from prreport.cli.options import (
     HELP_SETTINGS,
     config_option,
@@ -32,7 +33,7 @@ from prreport.cli.options import (
     version_option,
 )
 from prreport.config import Config
-from prreport.errors import ConfigError, OutputError
+from prreport.errors import ConfigError
 from prreport.gate import FailOn, gate_failure
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
@@ -70,61 +71,6 @@ def _parse_number(value: str | None) -> int | None:
     if not m or int(m.group(1)) < 1:
         raise ConfigError(f"PR number: expected N or #N, got {value!r}")
     return int(m.group(1))
-
-
-def load_event(env: Mapping[str, str]) -> dict[str, Any]:
-    """The Actions event payload (``GITHUB_EVENT_PATH``), or ``{}`` outside Actions."""
-    path = env.get("GITHUB_EVENT_PATH", "")
-    if not path:
-        return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"GITHUB_EVENT_PATH {path}: not a readable JSON event ({exc})") from None
-    return data if isinstance(data, dict) else {}
-
-
-def event_pr_number(event: Mapping[str, Any]) -> int | None:
-    """The PR an event is about: pull_request, issue_comment on a PR, or a workflow_run of one."""
-    pr = event.get("pull_request")
-    if isinstance(pr, dict) and isinstance(pr.get("number"), int):
-        return int(pr["number"])
-    issue = event.get("issue")
-    if (
-        isinstance(issue, dict)
-        and issue.get("pull_request")
-        and isinstance(issue.get("number"), int)
-    ):
-        return int(issue["number"])
-    run = event.get("workflow_run")
-    if isinstance(run, dict):
-        prs = run.get("pull_requests") or []
-        if prs and isinstance(prs[0], dict) and isinstance(prs[0].get("number"), int):
-            return int(prs[0]["number"])
-    return None
-
-
-def _run_url(env: Mapping[str, str], event: Mapping[str, Any]) -> str:
-    run = event.get("workflow_run")
-    if isinstance(run, dict) and isinstance(run.get("html_url"), str):
-        return str(run["html_url"])  # the run that rendered the report holds its job summary
-    if env.get("GITHUB_RUN_ID") and env.get("GITHUB_REPOSITORY"):
-        server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-        return f"{server}/{env['GITHUB_REPOSITORY']}/actions/runs/{env['GITHUB_RUN_ID']}"
-    return ""
-
-
-def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
-    """Append ``name=value`` lines to ``$GITHUB_OUTPUT`` (the action's outputs)."""
-    path = env.get("GITHUB_OUTPUT", "")
-    if not path:
-        return
-    try:
-        with open(path, "a", encoding="utf-8") as fh:
-            for k, v in values.items():
-                fh.write(f"{k}={v.replace(chr(10), ' ')}\n")
-    except OSError as exc:
-        raise OutputError(f"cannot append to GITHUB_OUTPUT {path}: {exc.strerror}") from None
 
 
 @click.command("comment", help=_HELP, context_settings=HELP_SETTINGS)
@@ -191,114 +137,148 @@ def _set_outputs(env: Mapping[str, str], values: dict[str, str]) -> None:
 @fail_on_option
 @debug_option
 @version_option
-def comment_cmd(
-    number: str | None,
-    github_repo: str | None,
-    github_api_url: str | None,
-    repo: str | None,
-    target: str | None,
-    bundle_path: str | None,
-    from_file: str | None,
-    head_sha: str | None,
-    formats: str | None,
-    out_dir: str | None,
-    langs: str | None,
-    artifact: str | None,
-    report_url: str | None,
-    dry_run: bool,
-    no_post: bool,
-    no_cache: bool | None,
-    config_path: str | None,
-    quiet: bool | None,
-    fail_on: str | None,
-    debug: bool,
-) -> None:
+def comment_cmd(**options: Any) -> None:
     """Render the report and create, update or leave alone the PR's prreport comment."""
-    # Long: click passes all 19 arguments and options as parameters; the work is in body() and helpers.
+    # click passes the arguments and options by name: one typed value holds them.
+    args = _CommentArgs(**options)
+    run(args.debug, lambda: _comment(args))
 
-    def body() -> int:
-        # Long: the command's steps in order (flags, config, report, comment, summary, post, gate).
-        from prreport.publish.body import full_report_pointer, utf16_len
-        from prreport.publish.comment import append_job_summary, comment_body
 
-        env = os.environ
-        event = load_event(env)
-        gate = parse_gate(fail_on)
-        _check_flags(from_file, bool(repo or bundle_path or target), bool(gate.items), head_sha)
-        if out_dir == "-":
-            raise ConfigError(
-                "--out -: comment posts the report; use 'prreport --out -' to print it"
-            )
-        lang_list = langs_of(langs)
-        number_, github_, api_url = resolve_target(number, github_repo, github_api_url)
-        config = report_config(
-            config_path,
-            formats=formats,
-            out_dir=out_dir,
-            langs=lang_list,
-            repo=repo,
-            github_repo=github_,
-            github_api_url=api_url,
-            no_cache=no_cache,
-            quiet=quiet,
+@dataclass(frozen=True)
+class _CommentArgs:
+    """The arguments and options of ``prreport comment``, as click parsed them."""
+
+    number: str | None
+    github_repo: str | None
+    github_api_url: str | None
+    repo: str | None
+    target: str | None
+    bundle_path: str | None
+    from_file: str | None
+    head_sha: str | None
+    formats: str | None
+    out_dir: str | None
+    langs: str | None
+    artifact: str | None
+    report_url: str | None
+    dry_run: bool
+    no_post: bool
+    no_cache: bool | None
+    config_path: str | None
+    quiet: bool | None
+    fail_on: str | None
+    debug: bool
+
+
+def _comment(a: _CommentArgs) -> int:
+    """The command's steps in order: flags and config, report, comment, summary, post, gate."""
+    from prreport.publish.body import full_report_pointer
+    from prreport.publish.comment import comment_body
+
+    env = os.environ
+    event = load_event(env)
+    gate = parse_gate(a.fail_on)
+    config, post_repo, pr_number = _setup(a, env, event, bool(gate.items))
+    lang_ = config.report.lang
+    written: dict[str, str] = {}
+    found_kinds: list[str] = []
+    found_risks: list[tuple[str, str]] = []
+    if a.from_file:
+        report = shown = _read_report(a.from_file)
+    else:
+        report, shown, written, found_kinds, found_risks, rendered_number = _render(
+            config, post_repo, pr_number, a.repo, a.target, a.bundle_path, a.dry_run, a.debug, gate
         )
-        post_repo = config.github.repo or env.get("GITHUB_REPOSITORY", "")
-        if post_repo and post_repo.count("/") != 1:
-            raise ConfigError(f"--github: expected OWNER/NAME, got {post_repo!r}")
-        pr_number = _parse_number(number_) or event_pr_number(event)
-        lang_ = config.report.lang
-        if not dry_run and not no_post:
-            # Before the (slow) rendering: a run that cannot post should fail at once.
-            _check_can_post(post_repo, pr_number, env)
+        pr_number = pr_number or rendered_number
 
-        written: dict[str, str] = {}
-        found_kinds: list[str] = []
-        found_risks: list[tuple[str, str]] = []
-        if from_file:
-            report = shown = _read_report(from_file)
-        else:
-            report, shown, written, found_kinds, found_risks, rendered_number = _render(
-                config, post_repo, pr_number, repo, target, bundle_path, dry_run, debug, gate
-            )
-            pr_number = pr_number or rendered_number
+    where = full_report_pointer(
+        lang_,
+        run_url=a.report_url or run_url(env, event),
+        artifact=a.artifact or env.get("PRREPORT_ARTIFACT", ""),
+        path=written.get("md", ""),
+    )
+    # The comment is the top-down summary (the job summary keeps the full report); a
+    # rendered file from an artifact may come from a fork: its links are made inert too.
+    comment = comment_body(shown, where, lang_, untrusted=bool(a.from_file))
+    outputs = {f"{k}-path": v for k, v in written.items()}
+    if a.dry_run:
+        _show_dry_run(comment, post_repo, pr_number, config.report.quiet)
+    else:
+        _deliver(a, config, report, where, comment, post_repo, pr_number, event, outputs)
+    failure = gate_failure(gate, found_kinds, found_risks)
+    if failure:
+        click.echo(failure, err=True)
+        return 1
+    return 0
 
-        where = full_report_pointer(
-            lang_,
-            run_url=report_url or _run_url(env, event),
-            artifact=artifact or env.get("PRREPORT_ARTIFACT", ""),
-            path=written.get("md", ""),
-        )
-        # The comment is the top-down summary (the job summary keeps the full report); a
-        # rendered file from an artifact may come from a fork: its links are made inert too.
-        comment = comment_body(shown, where, lang_, untrusted=bool(from_file))
-        outputs = {f"{k}-path": v for k, v in written.items()}
 
-        if dry_run:
-            dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
-            if not config.report.quiet:
-                from prreport.render.escape import terminal_text
+def _setup(
+    a: _CommentArgs, env: Mapping[str, str], event: Mapping[str, Any], gates: bool
+) -> tuple[Config, str, int | None]:
+    """The flags checked, the configuration, the repository to post to and the PR number."""
+    _check_flags(a.from_file, bool(a.repo or a.bundle_path or a.target), gates, a.head_sha)
+    if a.out_dir == "-":
+        raise ConfigError("--out -: comment posts the report; use 'prreport --out -' to print it")
+    lang_list = langs_of(a.langs)
+    number_, github_, api_url = resolve_target(a.number, a.github_repo, a.github_api_url)
+    config = report_config(
+        a.config_path,
+        formats=a.formats,
+        out_dir=a.out_dir,
+        langs=lang_list,
+        repo=a.repo,
+        github_repo=github_,
+        github_api_url=api_url,
+        no_cache=a.no_cache,
+        quiet=a.quiet,
+    )
+    post_repo = config.github.repo or env.get("GITHUB_REPOSITORY", "")
+    if post_repo and post_repo.count("/") != 1:
+        raise ConfigError(f"--github: expected OWNER/NAME, got {post_repo!r}")
+    pr_number = _parse_number(number_) or event_pr_number(event)
+    if not a.dry_run and not a.no_post:
+        # Before the (slow) rendering: a run that cannot post should fail at once.
+        _check_can_post(post_repo, pr_number, env)
+    return config, post_repo, pr_number
 
-                click.echo(terminal_text(comment), nl=False)
-            click.echo(
-                f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
-                err=True,
-            )
-        else:
-            summary = append_job_summary(report, where, lang_)
-            if summary is not None:
-                click.echo(f"appended the report to the job summary {summary}", err=True)
-            if not no_post:
-                expect = head_sha or _event_head(event)
-                outputs.update(_post(config, post_repo, pr_number, comment, expect, env))
-            _set_outputs(env, outputs)
 
-        failure = gate_failure(gate, found_kinds, found_risks)
-        if failure:
-            click.echo(failure, err=True)
-            return 1
-        return 0
+def _show_dry_run(comment: str, post_repo: str, pr_number: int | None, quiet: bool) -> None:
+    """Print the comment that would be posted (unless quiet), and say where it would go."""
+    from prreport.publish.body import utf16_len
 
-    run(debug, body)
+    dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
+    if not quiet:
+        from prreport.render.escape import terminal_text
+
+        click.echo(terminal_text(comment), nl=False)
+    click.echo(
+        f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
+        err=True,
+    )
+
+
+def _deliver(
+    a: _CommentArgs,
+    config: Config,
+    report: str,
+    where: str,
+    comment: str,
+    post_repo: str,
+    pr_number: int | None,
+    event: Mapping[str, Any],
+    outputs: dict[str, str],
+) -> None:
+    """Append the report to the job summary, post the comment (unless --no-post), set outputs."""
+    from prreport.publish.comment import append_job_summary
+
+    env = os.environ
+    summary = append_job_summary(report, where, config.report.lang)
+    if summary is not None:
+        click.echo(f"appended the report to the job summary {summary}", err=True)
+    if not a.no_post:
+        expect = a.head_sha or event_head(event)
+        outputs.update(_post(config, post_repo, pr_number, comment, expect, env))
+    set_outputs(env, outputs)
 
 
 def _check_flags(from_file: str | None, renders: bool, fail_on: bool, head_sha: str | None) -> None:
@@ -371,14 +351,6 @@ def _check_can_post(post_repo: str, pr_number: int | None, env: Mapping[str, str
         )
 
 
-def _event_head(event: Mapping[str, Any]) -> str | None:
-    """In a workflow_run, the commit the rendering run saw: post only while it is still the PR head."""
-    run = event.get("workflow_run")
-    if isinstance(run, dict) and isinstance(run.get("head_sha"), str):
-        return str(run["head_sha"])
-    return None
-
-
 def _render(
     config: Any,
     post_repo: str,
@@ -414,13 +386,13 @@ def _render(
     rev = target or (str(number) if number is not None else None)
     source = make_source(rev, bundle_path, src_config)
     try:
-        bundle = gather(source, src_config)
+        gathered = gather(source, src_config)
     finally:
         source.close()
     # Our own earlier comment is not review: counting it would change the report it shows.
-    theirs = tuple(c for c in bundle.issue_comments if marker_hash(c.body) is None)
-    bundle = dataclasses.replace(bundle, issue_comments=theirs)
-    analysis = analyse(bundle, src_config, debug=debug)
+    theirs = tuple(c for c in gathered.bundle.issue_comments if marker_hash(c.body) is None)
+    bundle = dataclasses.replace(gathered.bundle, issue_comments=theirs)
+    analysis = analyse(dataclasses.replace(gathered, bundle=bundle), src_config, debug=debug)
     for warning in analysis.warnings():
         from prreport.render.escape import terminal_line
 

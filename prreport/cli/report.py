@@ -146,10 +146,10 @@ def report_cmd(
         )
         source = make_source(rev, bundle_path, config)
         try:
-            bundle = gather(source, config)
+            gathered = gather(source, config)
         finally:
             source.close()
-        analysis = analyse(bundle, config, debug=debug)
+        analysis = analyse(gathered, config, debug=debug)
         for warning in analysis.warnings():
             click.echo(terminal_line(warning), err=True)
         outputs: dict[Path, str] = {}
@@ -161,7 +161,7 @@ def report_cmd(
                 render_outputs(analysis, lang_config, Path(config.report.out_dir), name=name)
             )
         if save_bundle:
-            write_atomic(Path(save_bundle), bundle_file_bytes(bundle, save_bundle))
+            write_atomic(Path(save_bundle), bundle_file_bytes(analysis.bundle, save_bundle))
         if not to_stdout(out_dir, outputs):
             write_all(outputs)
             if not config.report.quiet:

@@ -88,11 +88,13 @@ def run_job(job: Job) -> Outcome:
             if cached is not None:
                 cached.pop("key", None)
                 return Outcome(job.pr, cached, cached=True)
-            bundle = gather(_Prefetched(source, bundle), job.config)
+            gathered = gather(_Prefetched(source, bundle), job.config)
         finally:
             source.close()
-        analysis = analyse(bundle, job.config)
-        facts = facts_of(analysis.model.to_json(), problems_of(bundle, analysis.diagnostics)) | {
+        analysis = analyse(gathered, job.config)
+        facts = facts_of(
+            analysis.model.to_json(), problems_of(analysis.bundle, analysis.diagnostics)
+        ) | {
             "summary": summary_texts(analysis.model)["one_line"],
             # The digest links every row to the PR's own report: rendered here, where the
             # model is, and cached with the facts so a warm run writes them without analysis.

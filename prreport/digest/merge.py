@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prreport.digest.build import DIGEST_SCHEMA, Digest, load_digest_json, summarise
+from prreport.digest.load import load_digest_json
+from prreport.digest.summary import DIGEST_SCHEMA, Digest, summarise
 from prreport.digest.window import Window
 from prreport.errors import ConfigError
 from prreport.series import parse_time

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prreport.digest.build import Digest, load_digest_json, report_key
+from prreport.digest.load import load_digest_json
+from prreport.digest.summary import Digest, report_key
 from prreport.render import render_digest_html, render_digest_markdown, render_digest_report_html
 
 __all__ = [

@@ -203,17 +203,49 @@ def _nice_max(value: float) -> float:
     return float(10 * power)
 
 
+@dataclass(frozen=True)
+class _Plot:
+    """Where an xy chart's plot area is: its left edge, baseline, height, slot per category and top value."""
+
+    left: int
+    top: int
+    height: int
+    slot: int
+    width: int
+    top_value: float
+
+    @property
+    def base(self) -> int:
+        return self.top + self.height
+
+    def y_of(self, v: float) -> float:
+        return self.base - self.height * v / self.top_value
+
+
 def _xy_svg(chart: Chart) -> str:
     n = len(chart.labels)
-    bars = [d for d in chart.datasets if d.kind == "bar"]
-    lines = [d for d in chart.datasets if d.kind == "line"]
     slot = 64 if n <= 8 else 44
     left, top, plot_h = 52, 64, 190
     width = max(360, left + n * slot + 24)
     long_labels = any(len(lb) > 9 for lb in chart.labels) or slot < 64
     height = top + plot_h + (92 if long_labels else 40)
     out = _open(width, height, chart.title)
-    # Legend (Mermaid's xychart has none; the series names come from a %% comment).
+    out.extend(_xy_legend(chart))
+    top_value = _nice_max(max((v for d in chart.datasets for v in d.values), default=0))
+    plot = _Plot(left, top, plot_h, slot, width, top_value)
+    out.extend(_xy_axis(chart, plot))
+    out.extend(_xy_bars(chart, plot, long_labels))
+    out.extend(_xy_lines(chart, plot))
+    out.append(
+        f'<line x1="{left}" y1="{plot.base}" x2="{width - 8}" y2="{plot.base}" stroke="#59636e" stroke-width="1"/>'
+    )
+    out.append("</svg></figure>")
+    return "\n".join(out)
+
+
+def _xy_legend(chart: Chart) -> list[str]:
+    """Legend (Mermaid's xychart has none; the series names come from a %% comment)."""
+    out = []
     x = 0
     for i, d in enumerate(chart.datasets):
         if not d.name:
@@ -229,35 +261,45 @@ def _xy_svg(chart: Chart) -> str:
             f'<text x="{x + 19}" y="41" font-size="13" fill="#1f2328">{escape(d.name)}</text>'
         )
         x += 19 + _text_width(d.name) + 24
-    top_value = _nice_max(max((v for d in chart.datasets for v in d.values), default=0))
-    base = top + plot_h
+    return out
 
-    def y_of(v: float) -> float:
-        return base - plot_h * v / top_value
 
+def _xy_axis(chart: Chart, plot: _Plot) -> list[str]:
+    """Grid lines with their values, and the y axis title."""
+    out = []
+    left, top_value = plot.left, plot.top_value
     # Whole-number ticks for counts: a step that divides the axis top.
     ticks = next((n for n in (5, 4, 2, 1) if (top_value / n).is_integer()), 4)
     for k in range(ticks + 1):
         v = top_value * k / ticks
-        y = y_of(v)
+        y = plot.y_of(v)
         out.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 8}" y2="{y:.1f}" stroke="#d1d9e0" stroke-width="1"/>'
+            f'<line x1="{left}" y1="{y:.1f}" x2="{plot.width - 8}" y2="{y:.1f}" stroke="#d1d9e0" stroke-width="1"/>'
         )
         out.append(
             f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" fill="#59636e">{_fmt(v)}</text>'
         )
     if chart.y_title:
+        mid = plot.top + plot.height / 2
         out.append(
-            f'<text x="12" y="{top + plot_h / 2:.0f}" font-size="11" fill="#59636e" '
-            f'transform="rotate(-90 12 {top + plot_h / 2:.0f})" text-anchor="middle">{escape(chart.y_title)}</text>'
+            f'<text x="12" y="{mid:.0f}" font-size="11" fill="#59636e" '
+            f'transform="rotate(-90 12 {mid:.0f})" text-anchor="middle">{escape(chart.y_title)}</text>'
         )
+    return out
+
+
+def _xy_bars(chart: Chart, plot: _Plot, long_labels: bool) -> list[str]:
+    """Each category's bars side by side, and its label under them."""
+    out = []
+    bars = [d for d in chart.datasets if d.kind == "bar"]
+    left, slot, base = plot.left, plot.slot, plot.base
     bar_w = (slot - 16) / max(1, len(bars))
     for j, label in enumerate(chart.labels):
         x0 = left + j * slot + 8
         for b, d in enumerate(bars):
             color = chart.colors[chart.datasets.index(d) % len(chart.colors)]
             v = d.values[j]
-            y = y_of(v)
+            y = plot.y_of(v)
             out.append(
                 f'<rect x="{x0 + b * bar_w:.1f}" y="{y:.1f}" width="{bar_w - 2:.1f}" height="{base - y:.1f}" fill="{color}">'
                 f"<title>{escape(label)}: {escape(d.name)} {_fmt(v)}</title></rect>"
@@ -272,9 +314,18 @@ def _xy_svg(chart: Chart) -> str:
             out.append(
                 f'<text x="{cx:.1f}" y="{base + 16}" font-size="11" fill="#1f2328" text-anchor="middle">{escape(label)}</text>'
             )
-    for d in lines:
+    return out
+
+
+def _xy_lines(chart: Chart, plot: _Plot) -> list[str]:
+    """The line series over the bars, a dot (with its value) per category."""
+    out = []
+    for d in (d for d in chart.datasets if d.kind == "line"):
         color = chart.colors[chart.datasets.index(d) % len(chart.colors)]
-        pts = [(left + j * slot + slot / 2, y_of(v)) for j, v in enumerate(d.values)]
+        pts = [
+            (plot.left + j * plot.slot + plot.slot / 2, plot.y_of(v))
+            for j, v in enumerate(d.values)
+        ]
         out.append(
             f'<polyline points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in pts)}" fill="none" stroke="{color}" stroke-width="2.5"/>'
         )
@@ -282,11 +333,7 @@ def _xy_svg(chart: Chart) -> str:
             out.append(
                 f'<circle cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{color}"><title>{escape(label)}: {escape(d.name)} {_fmt(v)}</title></circle>'
             )
-    out.append(
-        f'<line x1="{left}" y1="{base}" x2="{width - 8}" y2="{base}" stroke="#59636e" stroke-width="1"/>'
-    )
-    out.append("</svg></figure>")
-    return "\n".join(out)
+    return out
 
 
 def _text_width(text: str) -> int:

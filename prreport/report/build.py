@@ -6,26 +6,20 @@ from collections import Counter
 from typing import Any
 
 from prreport.bundle import PullRequestBundle
-from prreport.classify import category, module_name
 from prreport.config import Config
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import claims_of
-from prreport.report.facts import change_type_of, file_facts, file_order, file_symbols, moved_out_of
-from prreport.report.model import FileEntry, ReportModel, Summary
+from prreport.report.facts import moved_out_of
+from prreport.report.files import file_entries, file_order
+from prreport.report.ledger import ledger_of
+from prreport.report.model import ReportModel, Summary
+from prreport.report.reconcile import account, accounted, confirm_by_behavior
 from prreport.report.related import related_of
 from prreport.report.review import review_facts
 from prreport.report.risks import risks_of
 from prreport.report.snippets import snippets_of
 from prreport.report.summary import action_of, breakdown_of, headline_of, impact_of, key_symbols_of
-from prreport.report.verdict import (
-    account,
-    accounted,
-    code_lines,
-    confirm_by_behavior,
-    explained_lines,
-    unknown_reason,
-    verdict_of,
-)
+from prreport.report.verdict import unknown_reason, verdict_of
 
 
 def build_model(
@@ -43,28 +37,28 @@ def build_model(
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
-    files = sorted(_file_entries(bundle, by_path, moved_out, config), key=file_order)
-    changed, explained = explained_lines(bundle, findings)
-    code = code_lines(bundle, findings, list(diagnostics))
-    verdict = verdict_of(live, code)
+    files = sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
+    # Every changed line and what explains it, once: the verdict, counts, risks and snippets read it.
+    ledger = ledger_of(bundle, findings, diagnostics)
+    verdict = verdict_of(live, ledger)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = review_facts(bundle)
-    risks = risks_of(bundle, live, files, verdict, review, all_diags, code.lines)
+    risks = risks_of(bundle, live, files, verdict, review, all_diags, ledger.unexplained)
     summary = Summary(
         verdict=verdict,
         one_line="",
         recommended_action="",
-        changed_lines=changed,
-        explained_lines=explained,
+        changed_lines=ledger.changed_count,
+        explained_lines=ledger.explained_count,
         kind_counts=counts,
         headline={
             **headline_of(live, files, verdict),
-            "unknown_reason": unknown_reason(verdict, code),
-            "failed_analyzers": list(code.failed),
-            "unparsed_files": list(code.unparsed),
+            "unknown_reason": unknown_reason(verdict, ledger),
+            "failed_analyzers": list(ledger.failed),
+            "unparsed_files": list(ledger.unparsed),
             # library files with changed code no finding explains, in diff order
-            "unexplained_files": list(dict.fromkeys(path for path, *_ in code.lines)),
+            "unexplained_files": list(dict.fromkeys(ln.path for ln in ledger.unexplained)),
         },
         action=action_of(risks, live),
     )
@@ -80,7 +74,7 @@ def build_model(
         findings=tuple(findings),
         key_symbols=key_symbols_of(live),
         snippets=tuple(
-            snippets_of(bundle, live, config.report.snippet_max_lines, config.report.max_snippets)
+            snippets_of(ledger, live, config.report.snippet_max_lines, config.report.max_snippets)
         ),
         review=review,
         risks=tuple(risks),
@@ -91,41 +85,6 @@ def build_model(
         breakdown=breakdown_of(bundle, findings, files, review),
         claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
     )
-
-
-def _file_entries(
-    bundle: PullRequestBundle,
-    by_path: dict[str, list[Finding]],
-    moved_out: dict[str, list[dict[str, Any]]],
-    config: Config,
-) -> list[FileEntry]:
-    """One entry per changed file: module, category, change type, symbols and facts."""
-    files = []
-    for f in bundle.files:
-        fds = by_path.get(f.path, [])
-        cat = category(f.path)
-        files.append(
-            FileEntry(
-                path=f.path,
-                old_path=f.old_path,
-                status=f.status,
-                additions=f.additions,
-                deletions=f.deletions,
-                module=module_name(f.path, config.modules, bundle.head_paths),
-                category=cat,
-                change_type=change_type_of(
-                    cat,
-                    [fd for fd in fds if not accounted(fd)],
-                    f.status,
-                    bool(moved_out.get(f.path)),
-                ),
-                symbols=file_symbols(fds),
-                binary=f.binary,
-                finding_kinds=tuple(sorted({fd.kind for fd in fds})),
-                facts=file_facts(fds, moved_out.get(f.path, [])),
-            )
-        )
-    return files
 
 
 def _pr_fields(bundle: PullRequestBundle) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Per-file facts: findings grouped into what a file's description and breakdown item state."""
+"""Per-file facts: findings grouped into what a file's description and breakdown item state,
+and the shapes findings are cited in as evidence (site labels, guard texts, partial inits)."""
 
 from __future__ import annotations
 
@@ -6,70 +7,9 @@ import posixpath
 from typing import Any
 
 from prreport.findings import Finding
-from prreport.report.model import FileEntry
-from prreport.report.verdict import accounted, proves_equivalence
+from prreport.report.reconcile import accounted, proves_equivalence
 
 _IMPORT_MOVES = ("import.hoisted", "import.sunk", "import.moved", "import.added", "import.removed")
-# Kinds that only describe context (safety evidence) and never make a change "logic".
-_CONTEXT_KINDS = {
-    "behavior.unchanged",
-    "cycle.safe",
-    "contract.implicit",
-    "guard.preserved",
-    "lazy-import.retained",
-    "names.unused-import",
-}
-
-
-def change_type_of(cat: str, fds: list[Finding], status: str, moved_out: bool = False) -> str:
-    if cat in ("test", "docs", "ci", "build", "config", "data"):
-        return cat
-    kinds = {fd.kind for fd in fds}
-    if status == "renamed" and not kinds - {"file.renamed"}:
-        return "rename"
-    if "behavior.changed" in kinds or any(fd.details.get("behavior_change") is True for fd in fds):
-        return "logic"
-    if moved_out:
-        return "refactor"
-    moving = kinds - _CONTEXT_KINDS
-    if moving and all(k.startswith(("import.", "loop.", "guard.")) for k in moving):
-        return "dependency-wiring"
-    if kinds & {"behavior.unchanged"} or any(k.startswith(("code.", "symbol.")) for k in kinds):
-        return "refactor"
-    return "change"
-
-
-def file_order(f: FileEntry) -> tuple[int, int, str]:
-    """Source files with findings first, then other source, then the rest by category."""
-    cat_rank = ("source", "test", "config", "build", "ci", "docs", "data")
-    rank = cat_rank.index(f.category) if f.category in cat_rank else len(cat_rank)
-    return (rank, 0 if f.finding_kinds else 1, f.path)
-
-
-# Kinds whose symbol the diff did not necessarily touch: a call site whose guards merely stayed,
-# an import left in place, a pre-existing unused or star-imported name.
-_UNTOUCHED_KINDS = (
-    "guard.preserved",
-    "lazy-import.retained",
-    "names.unused-import",
-    "names.not-checkable",
-)
-
-
-def file_symbols(fds: list[Finding]) -> tuple[str, ...]:
-    """Symbols the diff touches in a file (qualnames), most telling first, without duplicates."""
-    order = {kind: i for i, kind in enumerate(SYMBOL_PRIORITY)}
-    ranked = sorted(
-        (order.get(fd.kind, len(order)), fd.symbol)
-        for fd in fds
-        if fd.symbol
-        and not fd.kind.startswith(("file.", "cycle.", "contract."))
-        and fd.kind not in _UNTOUCHED_KINDS
-    )
-    seen: dict[str, None] = {}
-    for _rank, sym in ranked:
-        seen.setdefault(sym, None)
-    return tuple(seen)
 
 
 # Findings whose scope the diff changed, and the key in ``details`` that names that scope.
@@ -295,99 +235,10 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
     # Definitions that went to another file: moved, or replaced by a shared (extracted) one.
     facts["moved_out"] = [m for m in moved_out or [] if not m["into"]]
     facts["extracted_out"] = [m for m in moved_out or [] if m["into"]]
-
-    def add(key: str, value: Any) -> None:
-        facts[key].append(value)
-
     for fd in fds:
-        d = fd.details
-        k = fd.kind
-        if k in _IMPORT_MOVES:
-            add(
-                k.split(".")[1],
-                {
-                    "symbol": fd.symbol,
-                    "module": d.get("module", ""),
-                    "from_scope": d.get("from_scope", ""),
-                    "to_scope": d.get("to_scope", ""),
-                    "line": fd.line,
-                    "merged_into_existing": bool(d.get("merged_into_existing", False)),
-                    "from_context": list(d.get("from_context", [])),
-                },
-            )
-        elif k.startswith("loop."):
-            add(
-                k.split(".")[1].replace("-", "_"),
-                {
-                    "scope": fd.symbol,
-                    "loop": d.get("loop", ""),
-                    "before": d.get("before", 0),
-                    "after": d.get("after", 0),
-                    "line": fd.line,
-                },
-            )
-        elif k == "guard.dropped" and "reason" in d:
-            # An if/try removed from changed code (not a call site's guard): what it was.
-            add(
-                "guards_removed",
-                {
-                    "scope": fd.symbol,
-                    "line": fd.line,
-                    "guard": d.get("guard", ""),
-                    "reason": d.get("reason", ""),
-                    "proof": d.get("proof", ""),
-                    "caught": list(d.get("caught", [])),
-                },
-            )
-        elif k.startswith("guard."):
-            add(
-                "guards_" + k.split(".")[1],
-                {
-                    "symbol": fd.symbol,
-                    "line": fd.line,
-                    "scope": d.get("scope", ""),
-                    "before": guard_texts(d.get("before")),
-                    "after": guard_texts(d.get("after")),
-                },
-            )
-        elif accounted(fd):
-            add(
-                "behavior_accounted",
-                {"symbol": fd.symbol, "line": fd.line, "by": list(d.get("accounted_by", []))},
-            )
-        elif k in ("behavior.unchanged", "behavior.changed"):
-            add(
-                k.replace(".", "_"),
-                {
-                    "symbol": fd.symbol,
-                    "line": fd.line,
-                    "residual": list(d.get("residual", [])),
-                    "rewrites": list(d.get("rewrites", [])),
-                },
-            )
-        elif k.startswith(("code.", "symbol.")):
-            add("code", _code_fact(fd))
-        elif k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):
-            add(
-                k.replace(".", "_"),
-                {"symbol": fd.symbol, "line": fd.line, "chain": list(d.get("chain", []))}
-                | partial_init(fd),
-            )
-        elif k == "names.not-checkable":
-            add(
-                "not_checkable",
-                {
-                    "symbol": fd.symbol,
-                    "line": fd.line,
-                    "stars": [x.get("module", "") for x in d.get("star_imports", [])],
-                },
-            )
-        elif k == "lazy-import.retained":
-            add("retained", retained_fact(fd))
-        elif k == "names.unresolved":
-            add("unresolved", {"symbol": fd.symbol, "line": fd.line})
-        elif k == "names.unused-import":
-            add("unused", {"symbol": fd.symbol, "line": fd.line})
+        fact = _fact(fd)
+        if fact is not None:
+            facts[fact[0]].append(fact[1])
     facts["code"] = _grouped_overrides(facts["code"])
     facts["guards_preserved"] = _counted(facts["guards_preserved"])
     facts["retained"] = mark_touching(facts["retained"], fds)
@@ -397,6 +248,94 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
     )
     facts["hoisted_modules"] = sorted({h["module"] for h in facts["hoisted"]})
     return facts
+
+
+def _fact(fd: Finding) -> tuple[str, dict[str, Any]] | None:
+    """The fact key a finding goes under and what it says there (None: no fact of a file)."""
+    k = fd.kind
+    if k in _IMPORT_MOVES:
+        return k.split(".")[1], _import_fact(fd)
+    if k.startswith("loop."):
+        return k.split(".")[1].replace("-", "_"), _loop_fact(fd)
+    if k.startswith("guard."):
+        return _guard_fact(fd)
+    if accounted(fd):
+        by = list(fd.details.get("accounted_by", []))
+        return "behavior_accounted", {"symbol": fd.symbol, "line": fd.line, "by": by}
+    if k in ("behavior.unchanged", "behavior.changed"):
+        return k.replace(".", "_"), {
+            "symbol": fd.symbol,
+            "line": fd.line,
+            "residual": list(fd.details.get("residual", [])),
+            "rewrites": list(fd.details.get("rewrites", [])),
+        }
+    if k.startswith(("code.", "symbol.")):
+        return "code", _code_fact(fd)
+    if k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):
+        chain = list(fd.details.get("chain", []))
+        return k.replace(".", "_"), {"symbol": fd.symbol, "line": fd.line, "chain": chain} | (
+            partial_init(fd)
+        )
+    return _names_fact(fd)
+
+
+def _import_fact(fd: Finding) -> dict[str, Any]:
+    d = fd.details
+    return {
+        "symbol": fd.symbol,
+        "module": d.get("module", ""),
+        "from_scope": d.get("from_scope", ""),
+        "to_scope": d.get("to_scope", ""),
+        "line": fd.line,
+        "merged_into_existing": bool(d.get("merged_into_existing", False)),
+        "from_context": list(d.get("from_context", [])),
+    }
+
+
+def _loop_fact(fd: Finding) -> dict[str, Any]:
+    d = fd.details
+    return {
+        "scope": fd.symbol,
+        "loop": d.get("loop", ""),
+        "before": d.get("before", 0),
+        "after": d.get("after", 0),
+        "line": fd.line,
+    }
+
+
+def _guard_fact(fd: Finding) -> tuple[str, dict[str, Any]]:
+    d = fd.details
+    if fd.kind == "guard.dropped" and "reason" in d:
+        # An if/try removed from changed code (not a call site's guard): what it was.
+        return "guards_removed", {
+            "scope": fd.symbol,
+            "line": fd.line,
+            "guard": d.get("guard", ""),
+            "reason": d.get("reason", ""),
+            "proof": d.get("proof", ""),
+            "caught": list(d.get("caught", [])),
+        }
+    return "guards_" + fd.kind.split(".")[1], {
+        "symbol": fd.symbol,
+        "line": fd.line,
+        "scope": d.get("scope", ""),
+        "before": guard_texts(d.get("before")),
+        "after": guard_texts(d.get("after")),
+    }
+
+
+def _names_fact(fd: Finding) -> tuple[str, dict[str, Any]] | None:
+    """Name checks and retained lazy imports."""
+    if fd.kind == "names.not-checkable":
+        stars = [x.get("module", "") for x in fd.details.get("star_imports", [])]
+        return "not_checkable", {"symbol": fd.symbol, "line": fd.line, "stars": stars}
+    if fd.kind == "lazy-import.retained":
+        return "retained", retained_fact(fd)
+    if fd.kind == "names.unresolved":
+        return "unresolved", {"symbol": fd.symbol, "line": fd.line}
+    if fd.kind == "names.unused-import":
+        return "unused", {"symbol": fd.symbol, "line": fd.line}
+    return None
 
 
 def _counted(sites: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -423,32 +362,6 @@ def retained_fact(fd: Finding) -> dict[str, Any]:
         "guard": d.get("guard", ""),
         "named_in_description": bool(d.get("named_in_description", False)),
     }
-
-
-SYMBOL_PRIORITY = (
-    "import.hoisted",
-    "import.sunk",
-    "import.moved",
-    "loop.imports-removed",
-    "loop.imports-remaining",
-    "loop.imports-added",
-    "code.extracted",
-    "code.dead-removed",
-    "code.branches-collapsed",
-    "code.override-removed",
-    "symbol.moved",
-    "symbol.renamed",
-    "behavior.changed",
-    "guard.dropped",
-    "guard.changed",
-    "import.added",
-    "import.removed",
-    "names.unresolved",
-)
-
-
-def names_of(findings: list[Finding], kind: str) -> list[str]:
-    return sorted({fd.symbol for fd in findings if fd.kind == kind and fd.symbol})
 
 
 def partial_init(fd: Finding) -> dict[str, Any]:

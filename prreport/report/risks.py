@@ -12,8 +12,8 @@ from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
 from prreport.report.facts import evidence, guard_texts, partial_init, site_labels
+from prreport.report.ledger import LedgerLine, is_failure
 from prreport.report.model import FileEntry
-from prreport.report.verdict import is_failure
 
 SEVERITY_ORDER = ("high", "medium", "low")
 
@@ -31,8 +31,8 @@ class RiskInput:
     verdict: str
     review: dict[str, Any]
     diagnostics: list[Diagnostic]
-    # changed code lines of Python source no finding explains: (path, side, line, text)
-    unexplained: tuple[tuple[str, str, int, str], ...] = ()
+    # changed code lines of Python source no finding explains (the ledger's left-over lines)
+    unexplained: tuple[LedgerLine, ...] = ()
 
     def of(self, *kinds: str) -> list[Finding]:
         """The findings of the given kinds."""
@@ -133,8 +133,8 @@ def _behavior_change_in_refactor(x: RiskInput) -> Evidence:
 def _unexplained_change(x: RiskInput) -> Evidence:
     # One entry per file: where its first unexplained code line is, what it says, how many more.
     by_path: dict[str, list[tuple[str, int, str]]] = {}
-    for path, side, line, text in x.unexplained:
-        by_path.setdefault(path, []).append((side, line, text))
+    for ln in x.unexplained:
+        by_path.setdefault(ln.path, []).append((ln.side, ln.line, ln.text.strip()))
     out = []
     for path, rows in by_path.items():
         added = [r for r in rows if r[0] == "+"]
@@ -304,7 +304,7 @@ def risks_of(
     verdict: str,
     review: dict[str, Any],
     diagnostics: list[Diagnostic],
-    unexplained: tuple[tuple[str, str, int, str], ...] = (),
+    unexplained: tuple[LedgerLine, ...] = (),
 ) -> list[dict[str, Any]]:
     """Risk tags from findings and metadata, each with its evidence; highest severity first."""
     x = RiskInput(bundle, findings, files, verdict, review, diagnostics, unexplained)

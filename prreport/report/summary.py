@@ -8,7 +8,8 @@ from typing import Any
 
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
-from prreport.report.facts import SYMBOL_PRIORITY, mark_touching, names_of, retained_fact
+from prreport.report.facts import mark_touching, retained_fact
+from prreport.report.files import SYMBOL_PRIORITY, names_of
 from prreport.report.model import FileEntry
 
 

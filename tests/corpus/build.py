@@ -67,7 +67,7 @@ def build_one(label: dict, repo: Path) -> Path:
     config = dataclasses.replace(Config(), git=dataclasses.replace(Config().git, repo=str(repo)))
     source = GitSource(label["sha"], config.git)
     try:
-        bundle = gather(source, config)
+        bundle = gather(source, config).bundle
         extra = sorted(_removed_names(bundle) - set(bundle.references))
         if extra:
             found, scope = source.find_references(extra)
