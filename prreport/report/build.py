@@ -63,6 +63,8 @@ def build_model(
             "unknown_reason": unknown_reason(verdict, code),
             "failed_analyzers": list(code.failed),
             "unparsed_files": list(code.unparsed),
+            "unseen_files": bundle.unseen_files,
+            "changed_files": len(bundle.files) + bundle.unseen_files,
             # library files with changed code no finding explains, in diff order
             "unexplained_files": list(dict.fromkeys(path for path, *_ in code.lines)),
         },

@@ -59,10 +59,10 @@ def _rebound(findings: list[Finding]) -> bool:
 def verdict_of(findings: list[Finding], code: CodeLines) -> str:
     """``pure-refactor`` | ``refactor-with-behavior-change`` | ``behavior-change`` | ``unknown``.
 
-    ``unknown`` when nothing could be analysed, an analyzer failed or a Python file did not
-    parse (the analysis is incomplete), or when no library code changed (tests, docs only) or
-    changed lines outside Python source (other languages, build and config files) are not
-    explained. A behaviour change when a finding about library code says so or a changed code
+    ``unknown`` when nothing could be analysed, an analyzer failed, a Python file did not
+    parse or a changed file was not seen (the analysis is incomplete), or when no library
+    code changed (tests, docs only) or changed lines outside Python source (other languages,
+    build and config files) are not explained. A behaviour change when a finding about library code says so or a changed code
     line of a Python source file is unexplained; ``refactor-with-`` when refactor findings
     exist too. Otherwise every changed source line is explained: ``pure-refactor``.
     ``findings`` are the live ones (``behavior.changed`` accounted for by a refactor left out).
@@ -173,7 +173,7 @@ class CodeLines:
     """What the changed lines of the PR tell the verdict."""
 
     analysed: bool  # some Python file was parsed on both sides
-    incomplete: bool  # an analyzer failed or a Python file did not parse
+    incomplete: bool  # an analyzer failed, a Python file did not parse or a file was not seen
     unexplained: bool  # a changed code line of a Python source file is unexplained
     other_unexplained: bool  # a changed line of other source, build or config files is unexplained
     source_changed: bool  # some line of a Python source file changed
@@ -181,6 +181,7 @@ class CodeLines:
     unparsed: tuple[str, ...] = ()  # Python source files that did not parse or could not be read
     # the unexplained changed code lines of Python source files: (path, side, line, text)
     lines: tuple[tuple[str, str, int, str], ...] = ()
+    unseen: int = 0  # changed files the source could not see (their lines are unknown)
 
 
 # Files whose changes can alter what the shipped code does even when they are not Python.
@@ -196,7 +197,8 @@ def code_lines(
     unparsed = {d.path for d in diagnostics if d.path}
     # An analyzer that crashed explains nothing and may have missed a change: incomplete.
     failed = sorted({d.origin for d in diagnostics if is_failure(d)})
-    incomplete = bool(failed)
+    # A changed file nobody saw may hold any change: nothing can be called explained.
+    incomplete = bool(failed) or bundle.unseen_files > 0
     unreadable: list[str] = []
     explained = {(e[0], e[1], e[2]) for fd in findings for e in fd.explains}
     same = _unchanged_spans(findings)
@@ -257,6 +259,7 @@ def code_lines(
         tuple(failed),
         tuple(unreadable),
         tuple(lines),
+        bundle.unseen_files,
     )
 
 
@@ -332,6 +335,8 @@ def unknown_reason(verdict: str, code: CodeLines) -> str:
     """Why the verdict is ``unknown`` (``""`` otherwise), for the summary to say."""
     if verdict != "unknown":
         return ""
+    if code.unseen:
+        return "unseen-files"
     if code.failed:
         return "analyzer-failed"
     if code.unparsed:
