@@ -153,6 +153,9 @@ class PullRequestBundle:
     reference_scope: str = "changed-files"
     # Problems the source met but could work around (capped listings, unreadable files).
     source_notes: tuple[str, ...] = ()
+    # Changed files the source could not see (GitHub lists at most 3000 files of a PR and the
+    # rest could not be read): the analysis is incomplete while this is not 0.
+    unseen_files: int = 0
     schema: str = BUNDLE_SCHEMA
 
     def file(self, path: str) -> FileChange | None:

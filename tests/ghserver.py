@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 FIXTURES = Path(__file__).parent / "fixtures" / "github"
+FILES_LISTED = 3000  # GitHub's PR files listing stops here
 API = "{api}"  # placeholder the fixtures may use for the server's own base URL
 
 
@@ -491,10 +492,14 @@ def _blob_bytes(repo: dict[str, Any], sha: str) -> bytes | None:
 
 
 def _tree_entry(repo: dict[str, Any], ref: str, path: str) -> dict[str, Any] | None:
-    for e in repo["trees"].get(ref, []):
-        if e["path"] == path:
-            return e
-    return None
+    entries = repo["trees"].get(ref, [])
+    # An index per tree, kept beside it (rebuilt when the tree list is replaced or changes
+    # length): large generated trees are looked up thousands of times.
+    index = repo.setdefault("_tree_index", {})
+    cache = index.get(ref)
+    if cache is None or cache[0] is not entries or cache[1] != len(entries):
+        cache = index[ref] = (entries, len(entries), {e["path"]: e for e in entries})
+    return cache[2].get(path)
 
 
 # --- routes ----------------------------------------------------------------------------
@@ -527,7 +532,9 @@ def _pull_list(kind: str) -> Handler:
         if not repo or (n not in repo["pulls"]):
             return _NF
         full = repo["full_name"]
-        items = copy.deepcopy(repo[kind].get(n, []))
+        items = repo[kind].get(n, [])
+        # GitHub lists at most 3000 files of a PR (``changed_files`` still counts them all).
+        items = copy.deepcopy(items[:FILES_LISTED] if kind == "pull_files" else items)
         if kind == "pull_files":
             for f in items:
                 f["blob_url"] = f"https://github.com/{full}/blob/{f['sha']}/{f['filename']}"
@@ -621,11 +628,39 @@ def _tree(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
     ]
     if q.query.get("recursive") in (None, "", "0", "false"):
         entries = [e for e in entries if "/" not in e["path"]]
+    # ``truncated_trees``: trees GitHub cuts short (over 100,000 entries or 7 MB).
+    truncated = m.group("sha") in repo.get("truncated_trees", [])
     return 200, {
         "sha": m.group("sha"),
         "url": f"{_repo_url(full)}/git/trees/{m.group('sha')}",
-        "tree": entries,
-        "truncated": False,
+        "tree": entries[: len(entries) // 2] if truncated else entries,
+        "truncated": truncated,
+    }
+
+
+def _compare(s: GitHubServer, q: _Req, m: re.Match[str]) -> tuple[int, Any]:
+    """``GET /compare/{base}...{head}``: the merge base (``merge_bases["base...head"]``, else
+    the base itself); like GitHub's, its file list would stop at 300, so none is served."""
+    repo = _repo_or_404(s, m)
+    if not repo or m.group("head") not in repo["trees"]:
+        return _NF
+    full = repo["full_name"]
+    base, head = m.group("base"), m.group("head")
+    merge_base = repo.get("merge_bases", {}).get(f"{base}...{head}", base)
+
+    def commit(sha: str) -> dict[str, Any]:
+        return {"sha": sha, "url": f"{_repo_url(full)}/commits/{sha}"}
+
+    return 200, {
+        "url": f"{_repo_url(full)}/compare/{base}...{head}",
+        "status": "ahead" if merge_base == base else "diverged",
+        "base_commit": commit(base),
+        "merge_base_commit": commit(merge_base),
+        "ahead_by": 1,
+        "behind_by": 0 if merge_base == base else 1,
+        "total_commits": 1,
+        "commits": [],
+        "files": [],
     }
 
 
@@ -773,6 +808,7 @@ _ROUTES: list[tuple[str, str, Handler]] = [
     ("GET", _R + r"/commits/(?P<sha>[0-9a-f]+)/status", _status),
     ("GET", _R + r"/commits", _commits),
     ("GET", _R + r"/git/trees/(?P<sha>[0-9a-f]+)", _tree),
+    ("GET", _R + r"/compare/(?P<base>[0-9a-f]+)\.\.\.(?P<head>[0-9a-f]+)", _compare),
     ("GET", _R + r"/git/blobs/(?P<sha>[0-9a-f]+)", _blob),
     ("GET", _R + r"/contents/(?P<path>.+)", _contents),
     ("GET", r"/search/issues", _search_issues),

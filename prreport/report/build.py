@@ -57,6 +57,8 @@ def build_model(
             "unknown_reason": unknown_reason(verdict, ledger),
             "failed_analyzers": list(ledger.failed),
             "unparsed_files": list(ledger.unparsed),
+            "unseen_files": bundle.unseen_files,
+            "changed_files": len(bundle.files) + bundle.unseen_files,
             # library files with changed code no finding explains, in diff order
             "unexplained_files": list(dict.fromkeys(ln.path for ln in ledger.unexplained)),
         },

@@ -105,6 +105,8 @@ class Ledger:
     files: tuple[LedgerFile, ...]
     # Analyzers that failed: their findings, and the lines they would explain, are missing.
     failed: tuple[str, ...] = ()
+    # Changed files the source could not see (GitHub lists at most 3000): their lines are unknown.
+    unseen: int = 0
     _by_path: Mapping[str, LedgerFile] = field(default_factory=dict, repr=False, compare=False)
     _named: Mapping[_Key, tuple[LedgerLine, ...]] = field(
         default_factory=dict, repr=False, compare=False
@@ -196,8 +198,9 @@ class Ledger:
 
     @property
     def incomplete(self) -> bool:
-        """The analysis missed something: an analyzer failed or a Python source file is unread."""
-        return bool(self.failed) or bool(self.unparsed)
+        """The analysis missed something: an analyzer failed, a Python source file is unread or
+        a changed file was not seen."""
+        return bool(self.failed) or bool(self.unparsed) or self.unseen > 0
 
     @cached_property
     def source_changed(self) -> bool:
@@ -238,6 +241,7 @@ def ledger_of(
     return Ledger(
         files,
         failed,
+        bundle.unseen_files,
         {lf.path: lf for lf in files},
         {k: tuple(v) for k, v in named_lines.items()},
     )

@@ -170,6 +170,24 @@ def _analysis_incomplete(x: RiskInput) -> Evidence:
     ]
 
 
+def _unseen_files(x: RiskInput) -> Evidence:
+    # Changed files the source never saw (GitHub lists at most 3000): any of them may hold the
+    # change that matters, so nothing said about the PR is complete.
+    n = x.bundle.unseen_files
+    if n <= 0:
+        return []
+    return [
+        {
+            "kind": "files",
+            "path": "",
+            "line": None,
+            "symbol": "",
+            "count": n,
+            "total": len(x.bundle.files) + n,
+        }
+    ]
+
+
 def _guard_changed(x: RiskInput) -> Evidence:
     return [_guard_evidence(fd) for fd in x.of("guard.changed")]
 
@@ -275,6 +293,7 @@ def _no_tests(x: RiskInput) -> Evidence:
 
 # (risk id, severity, rule) in the order a reader wants them within one severity.
 RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
+    ("unseen-files", "high", _unseen_files),
     ("import-cycle", "high", _import_cycle),
     ("guard-dropped", "high", _guard_dropped),
     ("unresolved-name", "high", _unresolved_name),

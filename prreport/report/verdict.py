@@ -53,8 +53,8 @@ def _rebound(findings: list[Finding]) -> bool:
 def verdict_of(findings: list[Finding], ledger: Ledger) -> str:
     """``pure-refactor`` | ``refactor-with-behavior-change`` | ``behavior-change`` | ``unknown``.
 
-    ``unknown`` when nothing could be analysed, an analyzer failed or a Python file did not
-    parse (the analysis is incomplete), or when no library code changed (tests, docs only) or
+    ``unknown`` when nothing could be analysed, an analyzer failed, a Python file did not
+    parse or a changed file was not seen (the analysis is incomplete), or when no library code changed (tests, docs only) or
     changed lines outside Python source (other languages, build and config files) are not
     explained. A behaviour change when a finding about library code says so or a changed code
     line of a Python source file is unexplained; ``refactor-with-`` when refactor findings
@@ -80,6 +80,8 @@ def unknown_reason(verdict: str, ledger: Ledger) -> str:
     """Why the verdict is ``unknown`` (``""`` otherwise), for the summary to say."""
     if verdict != "unknown":
         return ""
+    if ledger.unseen:
+        return "unseen-files"
     if ledger.failed:
         return "analyzer-failed"
     if ledger.unparsed:

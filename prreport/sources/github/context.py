@@ -1,4 +1,7 @@
-"""Files at the PR head that analyzers ask for: from memory, a content store, GraphQL, or REST per file."""
+"""Files at the PR head that analyzers ask for: from memory, a content store, GraphQL, or REST per file.
+
+Texts at another commit (the merge base, for files the PR listing leaves out) go the same way.
+"""
 
 from __future__ import annotations
 
@@ -96,37 +99,53 @@ class ContextFiles:
         self._texts = texts
         self.head = ""  # the head commit, set once the PR is read
         self._graphql_ok = True
-        # Texts fetched ahead (``prefetch``): path -> (text, byte size); None text: binary.
-        self._pre: dict[str, tuple[str | None, int]] = {}
+        # Texts fetched ahead (``prefetch``): (commit, path) -> (text, byte size); None text: binary.
+        self._pre: dict[tuple[str, str], tuple[str | None, int]] = {}
 
-    def prefetch(self, paths: Iterable[str]) -> None:
-        """Fetch the head texts of ``paths`` in as few GraphQL requests as possible (one for up
-        to 50 files), ahead of need: the changed files' head texts and the files a cycle walk
-        will likely ask for come in the same request. Without GraphQL nothing is fetched here."""
+    def prefetch(
+        self,
+        paths: Iterable[str],
+        commit: str | None = None,
+        tree: dict[str, TreeEntry] | None = None,
+    ) -> None:
+        """Fetch the texts of ``paths`` at ``commit`` (default: head, whose ``tree`` is known) in
+        as few GraphQL requests as possible (one for up to 50 files), ahead of need: the changed
+        files' head texts and the files a cycle walk will likely ask for come in the same
+        request. Without GraphQL nothing is fetched here."""
+        commit = commit or self.head
+        tree = self._tree if tree is None else tree
         wanted = []
         for p in sorted(set(paths)):
-            entry = self._tree.get(p)
-            if entry is None or not 0 < entry.size <= MAX_TEXT or p in self._pre:
+            entry = tree.get(p)
+            if entry is None or not 0 < entry.size <= MAX_TEXT or (commit, p) in self._pre:
                 continue
-            stored = self._stored(p)
+            stored = self._stored(p, commit)
             if stored is not None:
-                self._pre[p] = stored
+                self._pre[(commit, p)] = stored
             else:
                 wanted.append(p)
         if not wanted or not self._api.token or not self._graphql_ok:
             return
         try:
             for start in range(0, len(wanted), _GRAPHQL_BATCH):
-                self._graphql_texts(wanted[start : start + _GRAPHQL_BATCH])
+                self._graphql_texts(wanted[start : start + _GRAPHQL_BATCH], commit)
         except GitHubError as exc:
             if "rejected the token" in str(exc) or "rate limit" in str(exc):
                 raise
             self._graphql_ok = False  # fetched one by one (REST) when needed
 
+    def prefetched(self, path: str, commit: str | None = None) -> tuple[str | None, int] | None:
+        """(text, byte size) of ``path`` at ``commit`` (default: head) fetched ahead, if it was."""
+        return self._pre.get((commit or self.head, path))
+
     def head_bytes(self, path: str, sha: str, what: str) -> bytes:
-        """The bytes of a file at head: from ``prefetch`` when its text is faithful (valid UTF-8,
-        the size GitHub reports), else one REST blob request."""
-        got = self._pre.get(path)
+        """The bytes of a file at head (see ``bytes_at``)."""
+        return self.bytes_at(path, sha, what)
+
+    def bytes_at(self, path: str, sha: str, what: str, commit: str | None = None) -> bytes:
+        """The bytes of blob ``sha`` at ``path`` in ``commit`` (default: head): from ``prefetch``
+        when its text is faithful (valid UTF-8, the size GitHub reports), else one REST blob request."""
+        got = self._pre.get((commit or self.head, path))
         if got is not None and got[0] is not None:
             data = got[0].encode("utf-8", "surrogatepass")
             if got[1] == len(data):
@@ -141,8 +160,8 @@ class ContextFiles:
             entry = self._tree.get(p)
             if p in self._texts:
                 result[p] = self._texts[p]
-            elif p in self._pre:
-                result[p] = self._pre[p][0]
+            elif (self.head, p) in self._pre:
+                result[p] = self._pre[(self.head, p)][0]
             elif entry is None:
                 result[p] = None  # not in the head tree: no request
             elif entry.size == 0:
@@ -150,7 +169,7 @@ class ContextFiles:
             elif entry.size > MAX_TEXT:
                 result[p] = None
             else:
-                stored = self._stored(p)
+                stored = self._stored(p, self.head)
                 if stored is not None:
                     result[p] = stored[0]
                 else:
@@ -159,7 +178,7 @@ class ContextFiles:
             try:
                 for start in range(0, len(missing), _GRAPHQL_BATCH):
                     batch = missing[start : start + _GRAPHQL_BATCH]
-                    result.update(self._graphql_texts(batch))
+                    result.update(self._graphql_texts(batch, self.head))
                 missing = []
             except GitHubError as exc:
                 if "rejected the token" in str(exc) or "rate limit" in str(exc):
@@ -174,16 +193,16 @@ class ContextFiles:
                     self._api.blob(self._tree[p].sha, f"reading {p}"), MAX_TEXT
                 )
                 result[p] = text
-                self._store(p, text)
+                self._store(p, self.head, text)
         return result
 
-    def _graphql_texts(self, paths: list[str]) -> dict[str, str | None]:
-        """Texts of several files at head in one GraphQL request (REST needs one per file)."""
+    def _graphql_texts(self, paths: list[str], commit: str) -> dict[str, str | None]:
+        """Texts of several files at ``commit`` in one GraphQL request (REST needs one per file)."""
         owner, name = self._api.repo_name.split("/")
         variables: dict[str, Any] = {"owner": owner, "name": name}
         fields = []
         for i, p in enumerate(paths):
-            variables[f"e{i}"] = f"{self.head}:{p}"
+            variables[f"e{i}"] = f"{commit}:{p}"
             fields.append(
                 f"f{i}: object(expression: $e{i}) {{ ... on Blob {{ text isBinary byteSize }} }}"
             )
@@ -205,21 +224,21 @@ class ContextFiles:
                 out[p] = text
                 size = int(blob.get("byteSize") or 0) if blob else -1
                 if blob:
-                    self._pre[p] = (text, size)
-                self._store(p, text, size)
+                    self._pre[(commit, p)] = (text, size)
+                self._store(p, commit, text, size)
         return out
 
-    # Context texts are addressed by (head commit, path), which never change: a plain
-    # content store is enough for them (the GraphQL POST cannot go through the HTTP cache).
-    def _store_path(self, path: str) -> Path | None:
+    # Texts are addressed by (commit, path), which never change: a plain content store is
+    # enough for them (the GraphQL POST cannot go through the HTTP cache).
+    def _store_path(self, path: str, commit: str) -> Path | None:
         if self._api.content_dir is None:
             return None
-        key = hashlib.sha256(f"{self.head}\0{path}".encode()).hexdigest()
+        key = hashlib.sha256(f"{commit}\0{path}".encode()).hexdigest()
         return self._api.content_dir / key[:2] / f"{key}.json"
 
-    def _stored(self, path: str) -> tuple[str | None, int] | None:
+    def _stored(self, path: str, commit: str) -> tuple[str | None, int] | None:
         """(text, byte size at GitHub or -1) of a stored file."""
-        p = self._store_path(path)
+        p = self._store_path(path, commit)
         if p is None or not p.is_file():
             return None
         try:
@@ -228,8 +247,8 @@ class ContextFiles:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
-    def _store(self, path: str, text: str | None, size: int = -1) -> None:
-        p = self._store_path(path)
+    def _store(self, path: str, commit: str, text: str | None, size: int = -1) -> None:
+        p = self._store_path(path, commit)
         if p is None:
             return
         try:

@@ -1,12 +1,14 @@
-"""Rebuild a file's base text from its head text and its complete unified-diff patch.
+"""Unified-diff patches: rebuild a file's base text from its head text and patch, or write one.
 
 GitHub's PR files listing carries each file's patch; reverse-applying it to the head text
-gives the base text without a second request per file.
+gives the base text without a second request per file. A file the listing leaves out (past
+its 3000 files) has no patch: ``unified_patch`` writes one, in the form git writes.
 """
 
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -88,3 +90,39 @@ def reverse_apply(after: str, patch: str, additions: int, deletions: int) -> str
         return None  # a truncated patch: the caller fetches the base instead
     before.extend(head[pos:])
     return "".join(before)
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk range as git writes it: ``start,length``, ``start`` alone for one line, the line
+    before for none."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if length == 0 else start + 1},{length}"
+
+
+def _row(tag: str, line: str) -> str:
+    if line.endswith("\n"):
+        return tag + line
+    return f"{tag}{line}\n\\ No newline at end of file\n"
+
+
+def unified_patch(before: str, after: str, context: int = 3) -> tuple[str, int, int]:
+    """(patch, additions, deletions) from ``before`` to ``after``: hunks only, as git writes them
+    (three lines of context, "\\ No newline at end of file"); ``""`` when the texts are equal."""
+    a, b = _lines(before), _lines(after)
+    out: list[str] = []
+    plus = minus = 0
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n")
+        for tag, x1, x2, y1, y2 in group:
+            if tag == "equal":
+                out.extend(_row(" ", line) for line in a[x1:x2])
+                continue
+            out.extend(_row("-", line) for line in a[x1:x2])
+            out.extend(_row("+", line) for line in b[y1:y2])
+            minus += x2 - x1
+            plus += y2 - y1
+    return "".join(out), plus, minus

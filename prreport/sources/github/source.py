@@ -5,7 +5,8 @@ patch to the head text (a request only when the patch is missing), the head text
 GraphQL request with the context files the analyzers will likely ask for first, counts in the
 PR object skip empty comment listings, further context files come in one GraphQL request per
 round, and every GET goes through an HTTP cache with conditional requests (304s cost no rate
-limit).
+limit). Files past the 3000 that GitHub lists are read from the git trees (``unlisted``) only
+when the PR has more.
 """
 
 from __future__ import annotations
@@ -21,6 +22,15 @@ from prreport.sources.github.api import PullRequestApi, iso_time
 from prreport.sources.github.context import ContextFiles, likely_context
 from prreport.sources.github.files import TreeEntry, file_change
 from prreport.sources.github.related import related_prs
+from prreport.sources.github.unlisted import (
+    CAP_GRAPHQL,
+    CAP_REST,
+    TreeItem,
+    UnlistedPlan,
+    plan_unlisted,
+    read_tree,
+    read_unlisted,
+)
 from prreport.textlines import split_lines
 
 _PR_NUMBER = re.compile(r"^#?([0-9]{1,10})$")
@@ -81,15 +91,21 @@ class GitHubSource:
                 f"GitHub API at {self.api_url} listed none of the {changed} changed files of "
                 f"{self.repo_name} PR #{self.number} (GET .../pulls/{self.number}/files): try again later"
             )
+        head = self._read_tree(meta.head_sha)
+        plan = UnlistedPlan()
         if changed > len(listed):
-            self._notes.append(
-                f"GitHub lists at most {_FILES_CAP} files of a pull request: {len(listed)} of {changed} analysed"
+            # GitHub lists at most 3000 files: the rest come from the git trees (only then).
+            cap = CAP_GRAPHQL if self._api.token else CAP_REST
+            plan = plan_unlisted(
+                self._api, listed, changed, (meta.base_sha, meta.head_sha), head, cap
             )
-        self._read_tree(repo, meta.head_sha)
+            self._notes.extend(plan.notes)
         # One GraphQL request: the head texts of the changed files and the files their
         # imports point at (the cycle walk's first reads), instead of a blob request per file.
         patches = {f.filename: f.patch for f in listed}
-        self._context.prefetch([*patches, *likely_context(patches, self._tree, meta.body)])
+        self._context.prefetch(
+            [*patches, *plan.head_paths, *likely_context(patches, self._tree, meta.body)]
+        )
         with self._api.calls("reading the changed files"):
             files = [
                 file_change(
@@ -97,6 +113,8 @@ class GitHubSource:
                 )
                 for f in listed
             ]
+        if plan.changes:
+            files.extend(read_unlisted(self._api, self._context, plan, self._texts))
         reviews, review_comments, issue_comments = self._review_data(
             pr, n_review_comments, n_comments
         )
@@ -116,6 +134,7 @@ class GitHubSource:
             review_data_available=True,
             head_paths=tuple(self._tree),
             source_notes=tuple(self._notes),
+            unseen_files=plan.unseen,
         )
 
     def _pull_request(self, repo: Any) -> tuple[Any, PullRequestMeta, tuple[int, int, int, int]]:
@@ -141,17 +160,18 @@ class GitHubSource:
             counts = (pr.changed_files, pr.comments, pr.review_comments, pr.commits)
         return pr, meta, counts
 
-    def _read_tree(self, repo: Any, head_sha: str) -> None:
-        """List the head tree's blobs (paths and sizes) in one request."""
-        with self._api.calls("reading the head tree"):
-            tree = repo.get_git_tree(head_sha, recursive=True)
-            for e in tree.tree:
-                if e.type == "blob":
-                    self._tree[e.path] = TreeEntry(e.sha, e.size or 0)
-            if tree.raw_data.get("truncated"):
-                self._notes.append(
-                    "GitHub truncated the head tree listing: some modules may not resolve"
-                )
+    def _read_tree(self, head_sha: str) -> tuple[dict[str, TreeItem], bool]:
+        """List the head tree's blobs (paths and sizes) in one request; its items and whether
+        GitHub truncated them."""
+        items, truncated = read_tree(self._api, head_sha, "reading the head tree")
+        for path, e in items.items():
+            if e.type == "blob":
+                self._tree[path] = TreeEntry(e.sha, e.size)
+        if truncated:
+            self._notes.append(
+                "GitHub truncated the head tree listing: some modules may not resolve"
+            )
+        return items, truncated
 
     def _review_data(
         self, pr: Any, n_review_comments: int, n_comments: int
