@@ -22,7 +22,13 @@ DIGEST_SCHEMA = "prreport.digest/1"
 _BEHAVIOUR_VERDICTS = ("behavior-change", "refactor-with-behavior-change")
 _TOP_RISKS = 20
 # Among equally risky PRs, a behaviour change needs a reader more than a proven refactor.
-_VERDICT_RANK = {"behavior-change": 0, "refactor-with-behavior-change": 0, "unknown": 1}
+# A refactor with lines left to review comes next: someone must read those lines.
+_VERDICT_RANK = {
+    "behavior-change": 0,
+    "refactor-with-behavior-change": 0,
+    "refactor-unproven": 1,
+    "unknown": 2,
+}
 
 
 @dataclass(frozen=True)
@@ -129,7 +135,7 @@ def attention_key(p: dict[str, Any], window: Window) -> tuple[Any, ...]:
         worst,
         -sum(1 for r in risks if SEVERITY_RANK.get(r["severity"], 5) == worst),
         -int(p["spot_count"]),
-        _VERDICT_RANK.get(p["verdict"], 1),
+        _VERDICT_RANK.get(p["verdict"], 2),
         merged,
         p["repo"],
         p["number"] or 0,
@@ -150,6 +156,7 @@ def _totals(prs: Sequence[dict[str, Any]], failed: Sequence[dict[str, Any]]) -> 
         "behavior_changes": sum(verdicts[v] for v in _BEHAVIOUR_VERDICTS),
         "refactors_with_behavior_change": verdicts["refactor-with-behavior-change"],
         "behavior_change_only": verdicts["behavior-change"],
+        "unproven_refactors": verdicts["refactor-unproven"],
         "unknown_verdicts": verdicts["unknown"],
         "behavior_changes_accounted": sum(
             int(p["kind_counts"].get("behavior.changed", 0))

@@ -19,7 +19,11 @@ from prreport.report.review import review_facts
 from prreport.report.risks import risks_of
 from prreport.report.snippets import snippets_of
 from prreport.report.summary import action_of, breakdown_of, headline_of, impact_of, key_symbols_of
-from prreport.report.verdict import unknown_reason, verdict_of
+from prreport.report.verdict import left_edits, unknown_reason, verdict_of, witnesses_of
+
+# How many witnesses and left-over edits the summary names (the JSON counts them all).
+_MAX_WITNESSES = 10
+_MAX_LEFT_EDITS = 10
 
 
 def build_model(
@@ -40,7 +44,9 @@ def build_model(
     files = sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
     # Every changed line and what explains it, once: the verdict, counts, risks and snippets read it.
     ledger = ledger_of(bundle, findings, diagnostics)
-    verdict = verdict_of(live, ledger)
+    witnessed = witnesses_of(live, ledger)
+    edits = left_edits(ledger)
+    verdict = verdict_of(live, ledger, witnessed)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = review_facts(bundle)
@@ -61,6 +67,12 @@ def build_model(
             "changed_files": len(bundle.files) + bundle.unseen_files,
             # library files with changed code no finding explains, in diff order
             "unexplained_files": list(dict.fromkeys(ln.path for ln in ledger.unexplained)),
+            # what the verdict rests on: the edits that change behaviour, and what is left
+            "witnesses": witnessed[:_MAX_WITNESSES],
+            "witness_count": len(witnessed),
+            "left_lines": ledger.changed_count - ledger.explained_count,
+            "left_edits": edits[:_MAX_LEFT_EDITS],
+            "left_edit_count": len(edits),
         },
         action=action_of(risks, live),
     )

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Sequence
+from typing import Any
+
 from prreport.classify import category
 from prreport.findings import Finding
 from prreport.report.ledger import Ledger
+from prreport.report.witness import Hunk, witnesses
 
 # Refactor findings: a PR that has one is (also) a refactor. Incidental imports (``import.added``
 # / ``import.removed``), imports left in loops and ``behavior.unchanged`` (formatting) are not:
@@ -29,8 +34,8 @@ def says_changed(fd: Finding) -> bool:
     return fd.kind in _CHANGE_KINDS or fd.details.get("behavior_change") is True
 
 
-def _rebound(findings: list[Finding]) -> bool:
-    """A name imported from one module before and from another after: every use now means another object."""
+def _rebound_imports(findings: list[Finding]) -> list[Finding]:
+    """Names imported from one module before and from another after: every use now means another object."""
     removed = {
         (f.path, f.symbol): f.details.get("module") for f in findings if f.kind == "import.removed"
     }
@@ -40,35 +45,169 @@ def _rebound(findings: list[Finding]) -> bool:
         for f in findings
         if f.kind in ("symbol.moved", "symbol.renamed")
     }
-    return any(
-        f.kind == "import.added"
+    return [
+        f
+        for f in findings
+        if f.kind == "import.added"
         and category(f.path) == "source"
         and f.symbol not in moved
         and (f.path, f.symbol) in removed
         and removed[(f.path, f.symbol)] != f.details.get("module")
-        for f in findings
-    )
+    ]
 
 
-def verdict_of(findings: list[Finding], ledger: Ledger) -> str:
-    """``pure-refactor`` | ``refactor-with-behavior-change`` | ``behavior-change`` | ``unknown``.
+def verdict_of(findings: list[Finding], ledger: Ledger, witnessed: Sequence[object] = ()) -> str:
+    """``pure-refactor`` | ``refactor-unproven`` | ``refactor-with-behavior-change`` |
+    ``behavior-change`` | ``unknown``, by evidence.
 
     ``unknown`` when nothing could be analysed, an analyzer failed, a Python file did not
-    parse or a changed file was not seen (the analysis is incomplete), or when no library code changed (tests, docs only) or
-    changed lines outside Python source (other languages, build and config files) are not
-    explained. A behaviour change when a finding about library code says so or a changed code
-    line of a Python source file is unexplained; ``refactor-with-`` when refactor findings
-    exist too. Otherwise every changed source line is explained: ``pure-refactor``.
-    ``findings`` are the live ones (``behavior.changed`` accounted for by a refactor left out).
+    parse or a changed file was not seen (the analysis is incomplete), or when no library
+    code changed (tests, docs only) or changed lines outside Python source (other languages,
+    build and config files) are not explained. A behaviour change only with a witness
+    (``witnesses_of``): an edit that says what differs; ``refactor-with-`` when refactor
+    findings exist too. Changed lines of Python source that no proof explains and no witness
+    speaks for: ``refactor-unproven`` ("not proven" is never "changed"). Otherwise every
+    changed source line is explained: ``pure-refactor``. ``findings`` are the live ones
+    (``behavior.changed`` accounted for by a refactor left out).
     """
     if not ledger.analysed or ledger.incomplete:
         return "unknown"
     refactor = any(is_refactor_kind(f.kind) for f in findings)
-    if ledger.unexplained or any(says_changed(f) for f in findings) or _rebound(findings):
+    if witnessed:
         return "refactor-with-behavior-change" if refactor else "behavior-change"
+    if ledger.unexplained or any(says_changed(f) for f in findings):
+        return "refactor-unproven"
     if ledger.other_unexplained or not ledger.source_changed or any(_unproven(f) for f in findings):
         return "unknown"
     return "pure-refactor"
+
+
+def _witness_by_itself(fd: Finding) -> bool:
+    """A finding that says what differs: a removed definition something still ran, a guard
+    that could fail, an import cycle, an unbound name, a proof that found a difference. A
+    behaviour comparison that only could not prove two versions equal is not one: its residual
+    lines are left over, and read for witnesses like every other left-over line."""
+    if not says_changed(fd):
+        return False
+    if fd.kind == "behavior.changed":
+        return fd.details.get("removed") is True or fd.details.get("behavior_change") is True
+    return True
+
+
+def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]]:
+    """Every witnessed behaviour change of the PR (library code only), in file and line order:
+    from the findings that are witnesses by themselves, an import now bound to another object,
+    and the left-over lines of Python source (``report.witness``)."""
+    out: list[dict[str, Any]] = [
+        {
+            "kind": "finding",
+            "finding": fd.kind,
+            "path": fd.path,
+            "line": fd.line,
+            "symbol": fd.symbol,
+        }
+        for fd in findings
+        if _witness_by_itself(fd)
+    ]
+    out += [
+        {
+            "kind": "rebound",
+            "finding": "import.added",
+            "path": fd.path,
+            "line": fd.line,
+            "symbol": fd.symbol,
+        }
+        for fd in _rebound_imports(findings)
+    ]
+    # The left-over lines, and the lines a behaviour comparison found different even where
+    # another finding explains them (a renamed function whose caller also changed an argument).
+    residual = {
+        (fd.path, side, line)
+        for fd in findings
+        if fd.kind == "behavior.changed"
+        for side, line in _residual_lines(fd)
+    }
+    hunks = []
+    for lf in ledger.files:
+        if not (lf.read and lf.python and lf.category == "source"):
+            continue
+        rest = [
+            ln
+            for ln in lf.lines
+            if ln.kind == "code" and (ln.left or (lf.path, ln.side, ln.line) in residual)
+        ]
+        for group in lf.hunks(rest):
+            hunks.append(
+                Hunk(
+                    lf.path,
+                    tuple((ln.line, ln.text) for ln in group if ln.side == "-"),
+                    tuple((ln.line, ln.text) for ln in group if ln.side == "+"),
+                )
+            )
+    out += [
+        {
+            "kind": w.kind,
+            "finding": "",
+            "path": w.path,
+            "line": w.line,
+            "side": w.side,
+            "symbol": "",
+            "before": w.before,
+            "after": w.after,
+        }
+        for w in witnesses(hunks, _refactored_names(findings))
+    ]
+    return sorted(out, key=lambda w: (w["path"], w["line"] or 0, w["kind"]))
+
+
+def _residual_lines(fd: Finding) -> list[tuple[str, int]]:
+    """The (side, line) pairs a behaviour comparison left over (a list, or its text in a bundle)."""
+    raw = fd.details.get("residual_lines") or []
+    if isinstance(raw, str):
+        try:
+            raw = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            return []
+    return [(str(s), int(n)) for s, n in raw if isinstance(n, int)]
+
+
+def _refactored_names(findings: list[Finding]) -> frozenset[str]:
+    """Short names of the definitions the PR's refactor findings are about."""
+    return frozenset(
+        fd.symbol.rpartition(".")[2]
+        for fd in findings
+        if fd.symbol and fd.kind.startswith(("code.", "symbol."))
+    )
+
+
+def left_edits(ledger: Ledger) -> list[dict[str, Any]]:
+    """One entry per left-over hunk of Python source code, in diff order: where it is (the
+    after lines when it adds any, else the removed ones), how many code lines it removes and
+    adds, and its first added (else removed) line — the edits a reviewer still has to read."""
+    out = []
+    for path, groups in ledger.left().items():
+        lf = ledger.file(path)
+        if lf is None or not lf.python or lf.category != "source":
+            continue
+        for group in groups:
+            code = [ln for ln in group if ln.kind == "code"]
+            if not code:
+                continue
+            added = [ln for ln in code if ln.side == "+"]
+            removed = [ln for ln in code if ln.side == "-"]
+            shown = added or removed
+            out.append(
+                {
+                    "path": path,
+                    "side": shown[0].side,
+                    "start": shown[0].line,
+                    "end": shown[-1].line,
+                    "removed": len(removed),
+                    "added": len(added),
+                    "text": shown[0].text.strip()[:120],
+                }
+            )
+    return out
 
 
 def _unproven(fd: Finding) -> bool:

@@ -11,8 +11,14 @@ removed and added lines of one hunk:
   dropped (``if n > 0`` -> ``if n >= 0``);
 - ``call``: the same statement now calls another function (``self._read(p)`` ->
   ``self.read_all(p)``) — a proof that the two are equal would have explained the line;
-- ``removed`` / ``added``: a hunk that only deletes (or only adds) lines, among them a
-  statement with an effect (a call, ``raise``, ``return``, a store into an attribute or an item).
+- ``moved``: a statement with an effect removed and added a different number of times at
+  another indentation (taken out of some branches and put once before them);
+- ``text``: a line inside a string literal over several lines that reads differently;
+- ``edit``: the same statement (keyword, callee or target) now holding a name, literal or
+  operator the hunk's removed lines did not have (``if a:`` -> ``if a and b:``);
+- ``removed`` / ``added``: a statement with an effect (a call, ``raise``, ``return``, a store
+  into an attribute or an item) with no counterpart, whose names, literals and operators are not
+  all on the other side of the hunk (a line moved or re-spelled within the hunk is no witness).
 
 Anything else — statements split, merged, reordered or re-spelled — is a restructuring the
 engine could not prove: left to review, never called a change. Pure: text in, data out.
@@ -26,17 +32,22 @@ import keyword
 import re
 import token
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 _COMPARE = {"<", "<=", ">", ">=", "==", "!=", "is", "in"}
 _ARITH = {"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>"}
 _BOOL = {"and", "or"}
 _LITERAL_NAMES = {"True", "False", "None"}
+_PUNCTUATION = {"(", ")", "[", "]", "{", "}", ",", ":", ".", ";"}
+# Keywords that shape statements: the same names and values under another statement structure
+# (a ``try``/``except`` written as ``with suppress``) are covered.
+_STRUCTURE = frozenset(keyword.kwlist) - {"and", "or", "not", "is", "in", "True", "False", "None"}
 # A statement with an effect, by its first token(s); an assignment to a plain name is not one.
 _EFFECT_START = re.compile(r"^\s*(raise|return|yield|del|assert|global|nonlocal)\b")
 _STORE_INTO = re.compile(r"^\s*[\w.]+(\.\w+|\[[^\]]*\])\s*(=|\+=|-=|\*=|/=|\|=|&=)(?!=)")
 _CALL_STATEMENT = re.compile(r"^\s*(await\s+)?[\w.]+(\[[^\]]*\])?\s*\(.*\)\s*$")
+_NEW_BRANCH = re.compile(r"^\s*(if|elif|except)\b")
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|try|except|finally|with|def|class|async)\b")
 
 
@@ -61,35 +72,93 @@ class Hunk:
     added: tuple[tuple[int, str], ...]
 
 
-def witnesses(hunks: Sequence[Hunk]) -> list[Witness]:
-    """Every witnessed behaviour change among the left-over lines of ``hunks``, in line order."""
+def witnesses(hunks: Sequence[Hunk], refactored: frozenset[str] = frozenset()) -> list[Witness]:
+    """Every witnessed behaviour change among the left-over lines of ``hunks``, in line order.
+
+    ``refactored``: names of definitions a refactor finding of the PR is about (an extracted
+    or inlined helper, a moved or renamed definition). A call of one of them in place of the
+    code it replaced is that refactoring, unproven — not a witness."""
     out: list[Witness] = []
     for hunk in hunks:
-        out.extend(_of_hunk(hunk))
+        out.extend(_of_hunk(hunk, refactored))
     return sorted(set(out), key=lambda w: (w.path, w.line, w.side, w.kind, w.before, w.after))
 
 
-def _of_hunk(hunk: Hunk) -> list[Witness]:
+def _of_hunk(hunk: Hunk, refactored: frozenset[str]) -> list[Witness]:
     removed = [(n, t) for n, t in hunk.removed if _code(t)]
     added = [(n, t) for n, t in hunk.added if _code(t)]
-    if removed and not added:
-        return [
-            Witness(hunk.path, "-", n, "removed", t.strip(), "") for n, t in removed if _effect(t)
-        ][:1]
-    if added and not removed:
-        return [Witness(hunk.path, "+", n, "added", "", t.strip()) for n, t in added if _effect(t)][
-            :1
+    removed_atoms = _atoms(t for _, t in removed)
+    added_atoms = _atoms(t for _, t in added)
+    out = _regrouped(hunk.path, removed, added)
+    matcher = difflib.SequenceMatcher(
+        a=[t.rstrip() for _, t in removed], b=[t.rstrip() for _, t in added], autojunk=False
+    )
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        gone, new = removed[i1:i2], added[j1:j2]
+        if tag == "replace" and len(gone) == len(new):
+            for (_, before), (an, after) in zip(gone, new, strict=True):
+                w = _substitution(hunk.path, an, before, after, removed_atoms)
+                if (
+                    w is None
+                    and before.strip() != after.strip()
+                    and _tokens(before) == _tokens(after)
+                ):
+                    # Code lines whose difference no token shows: text inside a string literal
+                    # that spans lines (the ledger read them as code, not as comments).
+                    w = Witness(hunk.path, "+", an, "text", before.strip(), after.strip())
+                if w is not None:
+                    out.append(w)
+            continue
+        # Lines added or removed with no counterpart: an effect is a witness unless every name,
+        # literal and operator it holds is on the other side of the hunk (moved or re-spelled),
+        # or the added side calls a definition the PR refactored (the code it replaced went there).
+        if _atoms(t for _, t in new) & refactored:
+            continue
+        out += [
+            Witness(hunk.path, "+", n, "added", "", t.strip())
+            for n, t in new
+            if _effect(t) and not _atoms([t]) <= removed_atoms
         ]
-    if len(removed) != len(added):
-        return []  # statements split or merged: a restructuring, not read as a change
+        out += [
+            Witness(hunk.path, "-", n, "removed", t.strip(), "")
+            for n, t in gone
+            if _effect(t) and not _atoms([t]) <= added_atoms
+        ]
+    return out
+
+
+def _regrouped(
+    path: str, removed: list[tuple[int, str]], added: list[tuple[int, str]]
+) -> list[Witness]:
+    """A statement with an effect that the hunk removes and adds a different number of times at
+    another indentation: it now runs under other conditions (``log(x)`` taken out of two of the
+    branches of an ``if`` chain and put once before it runs on the paths that lacked it too)."""
     out = []
-    for (_, before), (an, after) in zip(removed, added, strict=True):
-        w = _substitution(hunk.path, an, before, after)
-        if w is None and _tokens(before) != _tokens(after):
-            return []  # one pair is not a plain substitution: the hunk is a restructuring
-        if w is not None:
-            out.append(w)
-    return out[:1]
+    for n, text in added:
+        stripped = text.strip()
+        if not _effect(text):
+            continue
+        gone = [r for r in removed if r[1].strip() == stripped]
+        if gone and len(gone) != sum(1 for a in added if a[1].strip() == stripped):
+            if all(_indent(r[1]) != _indent(text) for r in gone):
+                out.append(Witness(path, "+", n, "moved", gone[0][1].strip(), stripped))
+    return out
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def _atoms(lines: Iterable[str]) -> set[str]:
+    """The names, literals and operators of some lines (layout, brackets and commas aside)."""
+    out: set[str] = set()
+    for text in lines:
+        for _kind, tok in _tokens(text) or []:
+            if tok not in _PUNCTUATION and tok not in _STRUCTURE:
+                out.add(tok)
+    return out
 
 
 def _code(text: str) -> bool:
@@ -98,6 +167,8 @@ def _code(text: str) -> bool:
 
 
 def _effect(text: str) -> bool:
+    if _NEW_BRANCH.match(text):
+        return True  # a branch or handler that decides what runs (``if x is None:``, ``except E:``)
     if _BLOCK_START.match(text):
         return False
     return bool(_EFFECT_START.match(text) or _STORE_INTO.match(text) or _CALL_STATEMENT.match(text))
@@ -105,12 +176,17 @@ def _effect(text: str) -> bool:
 
 def _tokens(text: str) -> list[tuple[int, str]] | None:
     """Significant tokens of one line (comments and layout dropped); None when it does not tokenize."""
-    try:
-        toks = list(tokenize.generate_tokens(io.StringIO(text.strip() + "\n").readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return None
     keep = (token.NAME, token.NUMBER, token.STRING, token.OP)
-    return [(t.type, t.string) for t in toks if t.type in keep]
+    out: list[tuple[int, str]] = []
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(text.strip() + "\n").readline):
+            if t.type in keep:
+                out.append((t.type, t.string))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        # One line of a statement over several lines (``raise E(`` ...): its tokens so far.
+        if not out:
+            return None
+    return out
 
 
 def _literal(tok: tuple[int, str]) -> bool:
@@ -126,7 +202,9 @@ def _name(tok: tuple[int, str]) -> bool:
     return tok[0] == token.NAME and not keyword.iskeyword(tok[1]) and tok[1] not in _LITERAL_NAMES
 
 
-def _substitution(path: str, line: int, before: str, after: str) -> Witness | None:
+def _substitution(
+    path: str, line: int, before: str, after: str, removed_atoms: set[str]
+) -> Witness | None:
     """The witness of a removed line replaced by one added line of the same shape, if any."""
     b, a = _tokens(before), _tokens(after)
     if not b or not a or b == a:
@@ -146,6 +224,16 @@ def _substitution(path: str, line: int, before: str, after: str) -> Witness | No
                 return Witness(path, "+", line, "operator", old[0][1], new[0][1])
             if _name(old[0]) and _name(new[0]) and _called(a, j2) and _called(b, i2):
                 return Witness(path, "+", line, "call", old[0][1], new[0][1])
+            if (
+                _name(old[0])
+                and _name(new[0])
+                and new[0][1] not in removed_atoms
+                and not _stored(b, i1)
+                and not _stored(a, j1)
+            ):
+                # One name read in place of another (an exception class, a constant), where
+                # neither is the target being assigned (a renamed local reads the same).
+                return Witness(path, "+", line, "edit", before.strip(), after.strip())
         if tag in ("insert", "delete") and [t[1] for t in old + new] == ["not"]:
             return Witness(
                 path,
@@ -160,7 +248,24 @@ def _substitution(path: str, line: int, before: str, after: str) -> Witness | No
         old_value, new_value = b[1:], a[1:]
         if _all_literal(old_value) or _all_literal(new_value):
             return Witness(path, "+", line, "value", _after(before, lead), _after(after, lead))
+    # The same kind of statement (the same keyword, the same call or the same target) that now
+    # holds a name, literal or operator the hunk did not have: a condition, argument or value
+    # that is different, not re-spelled.
+    if _shape(b) == _shape(a) and (_atoms([after]) - removed_atoms):
+        return Witness(path, "+", line, "edit", before.strip(), after.strip())
     return None
+
+
+def _shape(toks: list[tuple[int, str]]) -> tuple[str, ...]:
+    """What kind of statement a line is: its keyword, or the callee or target it starts with."""
+    if toks[0][0] == token.NAME and keyword.iskeyword(toks[0][1]):
+        return (toks[0][1],)
+    head: list[str] = []
+    for _kind, tok in toks:
+        if tok in ("(", "=", "+=", "-=", "*=", "/=", "|=", "&=", ":"):
+            return (*head, tok)
+        head.append(tok)
+    return tuple(head)
 
 
 def _after(text: str, lead: str) -> str:
@@ -169,6 +274,16 @@ def _after(text: str, lead: str) -> str:
 
 def _all_literal(toks: list[tuple[int, str]]) -> bool:
     return bool(toks) and all(_literal(t) or t[1] in ("-", "(", ")", ",") for t in toks)
+
+
+def _stored(toks: list[tuple[int, str]], at: int) -> bool:
+    """The name at ``at`` is assigned by the line (``name = ...``, ``name += ...``, ``for name in``)."""
+    after = toks[at + 1][1] if at + 1 < len(toks) else ""
+    before = toks[at - 1][1] if at > 0 else ""
+    if after == "," or before == ",":
+        # ``a, b = ...`` unpacks into it; ``f(a, b)`` or ``(E1, E2)`` only reads it
+        return any(tok == "=" for _kind, tok in toks)
+    return after in ("=", "+=", "-=", "*=", "/=", "|=", "&=", ":=") or before in ("for", "as")
 
 
 def _called(toks: list[tuple[int, str]], at: int) -> bool:

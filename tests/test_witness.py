@@ -1,0 +1,143 @@
+"""Witnesses of a behaviour change, read from left-over lines (issue 29: verdicts by evidence).
+
+Each shape is an edit that says what differs, with a near miss beside it: a restructuring the
+engine could not prove, which is left to review and never called a change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prreport.report.witness import Hunk, witnesses
+from tests.gitrepo import analyse_commit
+
+
+def _kinds(
+    removed: list[str], added: list[str], refactored: frozenset[str] = frozenset()
+) -> list[str]:
+    hunk = Hunk(
+        "pkg/a.py",
+        tuple(enumerate(removed, start=10)),
+        tuple(enumerate(added, start=10)),
+    )
+    return [w.kind for w in witnesses([hunk], refactored)]
+
+
+@pytest.mark.parametrize(
+    ("removed", "added", "kind"),
+    [
+        (["    return user.is_admin"], ["    return True"], "value"),
+        (["    timeout = 30"], ["    timeout = 60"], "value"),
+        (["    if n > 0:"], ["    if n >= 0:"], "operator"),
+        (["    if ok:"], ["    if not ok:"], "operator"),
+        (["    x = self._read(p, None)"], ["    x = self.read_all(p, None)"], "call"),
+        (["    if a:"], ["    if a and b:"], "edit"),
+        (
+            ["    warn(msg,", "        DeprecationWarning,"],
+            ["    warn(msg,", "        FutureWarning,"],
+            "edit",
+        ),
+        (["    self.flush()"], [], "removed"),
+        ([], ["    if x is None:", "        return None"], "added"),
+        (
+            ["    y = f()"],
+            ["    try:", "        y = f()", "    except ValueError:", "        y = None"],
+            "added",
+        ),
+        (
+            [
+                "    if k == 1:",
+                "        log('x')",
+                "        return 1",
+                "    if k == 2:",
+                "        log('x')",
+                "        return 2",
+            ],
+            [
+                "    log('x')",
+                "    if k == 1:",
+                "        return 1",
+                "    if k == 2:",
+                "        return 2",
+            ],
+            "moved",
+        ),
+    ],
+)
+def test_an_edit_that_says_what_differs_is_a_witness(
+    removed: list[str], added: list[str], kind: str
+):
+    assert kind in _kinds(removed, added)
+
+
+@pytest.mark.parametrize(
+    ("removed", "added"),
+    [
+        # if/else assignments written as a conditional expression
+        (
+            [
+                "    if len(extras) == 1:",
+                "        verb = 'was'",
+                "    else:",
+                "        verb = 'were'",
+            ],
+            ["    verb = 'was' if len(extras) == 1 else 'were'"],
+        ),
+        # try/except/pass written as contextlib.suppress
+        (
+            ["    try:", "        os.remove(p)", "    except OSError:", "        pass"],
+            ["    with suppress(OSError):", "        os.remove(p)"],
+        ),
+        # unpacking written as indexing
+        (["    a, b = pair"], ["    a = pair[0]", "    b = pair[1]"]),
+        # a local renamed where it is assigned
+        (["    total = a + b"], ["    result = a + b"]),
+        # a statement moved within the hunk
+        (["    log.info('x')", "    y = 1"], ["    y = 1", "    log.info('x')"]),
+        # the same call spelled another way
+        (["    x = dict()"], ["    x = {}"]),
+    ],
+)
+def test_a_restructuring_is_no_witness(removed: list[str], added: list[str]):
+    assert _kinds(removed, added) == []
+
+
+def test_a_call_of_a_helper_the_pr_extracted_is_the_extraction_not_a_witness():
+    removed = ["    a = x * 2", "    self.out.write(a)"]
+    added = ["    self._emit(x)"]
+    assert _kinds(removed, added) != []
+    assert _kinds(removed, added, frozenset({"_emit"})) == []
+
+
+_BASE = {
+    "pkg/__init__.py": "",
+    "pkg/auth.py": "def allowed(user):\n    if user.is_admin:\n        return True\n    return False\n",
+    "pkg/pairs.py": "def first(pair):\n    a, b = pair\n    return a\n",
+}
+
+
+def test_an_unproven_restructuring_is_refactor_unproven_with_its_lines_named(tmp_path: Path):
+    after = "def first(pair):\n    a = pair[0]\n    b = pair[1]\n    return a\n"
+    a = analyse_commit(tmp_path, _BASE, {"pkg/pairs.py": after})
+    h = a.model.summary.headline
+    assert a.model.summary.verdict == "refactor-unproven"
+    assert h["witnesses"] == [] and h["left_lines"] > 0
+    assert [(e["path"], e["start"], e["end"]) for e in h["left_edits"]] == [("pkg/pairs.py", 2, 3)]
+    from prreport.render.markdown import render_markdown
+
+    md = render_markdown(a.model, "en")
+    assert "changed lines left to review" in md and "`pkg/pairs.py:2–3`" in md
+    assert "待审阅" in render_markdown(a.model, "zh")
+
+
+def test_a_witnessed_change_names_its_edit(tmp_path: Path):
+    after = "def allowed(user):\n    if user.is_admin:\n        return True\n    return True\n"
+    a = analyse_commit(tmp_path, _BASE, {"pkg/auth.py": after}, message="fix(auth): allow (#7)")
+    assert a.model.summary.verdict == "behavior-change"
+    (w,) = a.model.summary.headline["witnesses"]
+    assert (w["kind"], w["before"], w["after"], w["line"]) == ("value", "False", "True", 4)
+    from prreport.render.markdown import render_markdown
+
+    assert "`False` became `True` (`pkg/auth.py:4`)" in render_markdown(a.model, "en")
