@@ -141,3 +141,19 @@ def test_analyzers_package_holds_plugins_only():
             if not ast.get_docstring(cls)
         )
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("package", ["python", "equivalence", "codemods", "report"])
+def test_each_package_docstring_names_its_modules(package: str):
+    """The folders explain themselves: a package's docstring names each of its modules."""
+    import ast
+
+    folder = ROOT / "prreport" / package
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text(encoding="utf-8"))) or ""
+    modules = sorted(
+        p.stem if p.is_file() else p.name
+        for p in folder.iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    )
+    missing = [m for m in modules if f"``{m}``" not in doc]
+    assert not missing, f"prreport/{package}/__init__.py does not name: {', '.join(missing)}"

@@ -15,7 +15,20 @@ definitions and declared versions, and knows nothing of reports.
 - ``plainclass``: plain dataclasses of the repository, whose construction and field reads run
   no code (the facts ``rewrites`` and ``expand`` rely on);
 - ``assume``: case analysis under ``x == K`` / ``x != K``.
+- ``compare`` and ``modulecode``: two versions of a function, and module- or class-level code
+  outside functions, compared;
+- ``branches``, ``earlyreturn``, ``flatten``: ``if/elif`` chains that do the same (branches
+  merged, an answer moved into an early return, an ``else`` after an exiting branch);
+- ``unguard`` and ``guards``: code aligned where only guards were removed, and why a removed
+  guard never mattered;
+- ``expansion`` and ``extraction``: call-site expansion (a helper's body at its calls) and where
+  a new helper's code came from;
+- ``moves``, ``equality``, ``renames``, ``relocation``, ``retarget``, ``uses``, ``reorder``:
+  definitions paired across a change (moved, renamed, reordered), how equal, whether they mean
+  the same in their new home, and the uses spelled the new way;
+- ``shadowing``, ``inherited``, ``superfold``: a removed method no caller can reach, the method
+  inherited once an override goes, a base class folded into its subclass.
 
 Every rule the engine applies, with what it proves, the one assumption it states, and its own
-before/after and near miss, is listed in ``prreport.equivalence.rules`` (``RULES``, ``rule(id)``).
+before/after and near miss, is listed in ``rules`` (``prreport.equivalence.rules``: ``RULES``, ``rule(id)``).
 """

@@ -6,7 +6,10 @@ knows nothing of findings or reports (it never imports ``prreport.analyzers``,
 
 Files and trees
 - ``sources``: the before/after/head text of the changed and context files, parsed once, memoised.
-- ``parse``: parsing quietly (the compile warnings are the PR's, not this run's).
+- ``parse``: the one parse door, quietly (the compile warnings are the PR's, not this run's).
+- ``lowering``: syntax newer than the running Python (``lazy import``, type parameters, ``except
+  A, B:``) read by libcst and lowered to the same lines, what was lowered kept on the nodes.
+- ``linekinds``: what a source line holds (code, a comment, nothing, part of an import).
 
 Statements, scopes and guards
 - ``scopes``: statement kinds and blocks, the nodes of one scope, the names a tree binds.
@@ -19,6 +22,17 @@ Definitions
 - ``definitions``: every function, class, method, constant and import of a file.
 - ``functions``: every function and method by qualified name, with its span.
 - ``hierarchy``: the repository's classes, their bases and overriding subclasses.
+- ``mro``: which definition of a method a class reaches first along its bases.
+- ``chains``: the ``if/elif/else`` chains of a tree, with their tests and bodies.
+- ``localnames``: the names a function binds, reads and takes.
+- ``bindings``: the scope tree of a file: what each scope binds and where a read resolves.
+- ``resolution``: builtins, unresolved names and ``__all__``.
+- ``references``: where a name occurs in the repository, and where it is code.
+- ``callers``: what runs a definition without naming it (protocols, the test runner, a base,
+  a registering decorator, a tool that reads a file's names).
+- ``placeholders``: what a function body amounts to (a placeholder, a ``super()`` call...).
+- ``reflection``: where code reaches a class, or a class namespace, without naming it.
+- ``importtime``: what module-level code binds, reads and runs as it is imported.
 
 Modules and imports
 - ``modules``: dotted module names <-> repository paths (first-party resolution).

@@ -1,8 +1,10 @@
 """The report: from a bundle and its findings to the language-neutral ReportModel the renderers read.
 
-``build.build_model`` runs it in one pass: findings reconciled with each other (``reconcile``),
+``build`` (``build.build_model``) runs it in one pass: findings reconciled with each other (``reconcile``),
 then the line ledger (``ledger``: every changed line, its kind and what explains it, computed
-once) that the verdict (``verdict``), the risks (``risks``) and the snippets (``snippets``, with
+once; ``formatting`` tells formatting-only lines) that the verdict (``verdict``, with the
+witnesses of a behaviour change ``witness`` reads from left-over lines), the risks
+(``risks``) and the snippets (``snippets``, with
 their block ranges ``blocks`` and before/after hunks ``snippet_diff``) read; the files
 (``files``, ``facts``), the summary facts (``summary``), claims of the PR text (``claims``),
 review facts (``review``) and related PRs (``related``) make up the rest of ``model``.
