@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 
 from prreport.analyzers import Analyzer, register
-from prreport.bundle import PullRequestBundle
-from prreport.equivalence.expansion.outcome import expansion_finding
-from prreport.equivalence.expansion.sites import site_pairs
+from prreport.bundle import FileChange, PullRequestBundle
+from prreport.equivalence.expansion.outcome import expansion_outcome
+from prreport.equivalence.expansion.sites import SitePair, site_pairs
 from prreport.equivalence.moves import carried, moves
 from prreport.equivalence.superfold import through_super
 from prreport.findings import ContextRequest, Finding
@@ -96,8 +96,28 @@ class InlinedAnalyzer(Analyzer):
                 # its class).
                 stale = overridden = _overrides_elsewhere(sources, bundle, old)
             f = change.file_of[old.path]
-            fd = expansion_finding(sources, "code.inlined", old, f, pairs, "-", stale)
+            fd = _inlined(sources, old, f, pairs, stale)
             if overridden:
                 details = {**fd.details, "stale_references": [], "overridden_by": overridden}
                 fd = dataclasses.replace(fd, details=details)
             yield fd
+
+
+def _inlined(
+    sources: SourceFiles,
+    helper: Definition,
+    f_helper: FileChange,
+    pairs: list[SitePair],
+    stale: Sequence[str],
+) -> Finding:
+    """``code.inlined`` from the engine's expansion outcome of the removed helper."""
+    out = expansion_outcome(sources, helper, f_helper, pairs, "-", stale)
+    return Finding(
+        "code.inlined",
+        f_helper.path,
+        None,
+        helper.qualname,
+        f"{out.scopes}: code inlined from {helper.qualname} ({out.equality})",
+        out.details,
+        out.explains,
+    )

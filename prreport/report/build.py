@@ -19,7 +19,13 @@ from prreport.report.review import review_facts
 from prreport.report.risks import risks_of
 from prreport.report.snippets import snippets_of
 from prreport.report.summary import action_of, breakdown_of, headline_of, impact_of, key_symbols_of
-from prreport.report.verdict import left_edits, unknown_reason, verdict_of, witnesses_of
+from prreport.report.verdict import (
+    left_edits,
+    mark_witnessed,
+    unknown_reason,
+    verdict_of,
+    witnesses_of,
+)
 
 # How many witnesses and left-over edits the summary names (the JSON counts them all).
 _MAX_WITNESSES = 10
@@ -37,6 +43,11 @@ def build_model(
     findings = account(confirm_by_behavior(sorted(findings, key=Finding.sort_key)))
     # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
     live = [fd for fd in findings if not accounted(fd)]
+    # The edits that change behaviour; a behaviour comparison none of them falls in only could
+    # not prove its function equal, and says so (``details.witnessed``).
+    witnessed = witnesses_of(live, ledger_of(bundle, findings, diagnostics))
+    findings = [mark_witnessed(fd, witnessed) for fd in findings]
+    live = [fd for fd in findings if not accounted(fd)]
     moved_out = moved_out_of(findings)
     by_path: dict[str, list[Finding]] = {}
     for fd in findings:
@@ -44,7 +55,6 @@ def build_model(
     files = sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
     # Every changed line and what explains it, once: the verdict, counts, risks and snippets read it.
     ledger = ledger_of(bundle, findings, diagnostics)
-    witnessed = witnesses_of(live, ledger)
     edits = left_edits(ledger)
     verdict = verdict_of(live, ledger, witnessed)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))

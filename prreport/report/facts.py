@@ -268,7 +268,12 @@ def _fact(fd: Finding) -> tuple[str, dict[str, Any]] | None:
             "line": fd.line,
             "residual": list(fd.details.get("residual", [])),
             "rewrites": list(fd.details.get("rewrites", [])),
-        }
+        } | (
+            # a behaviour change only where a witness falls in it; else not proven equal
+            {"witnessed": fd.details.get("witnessed", True) is not False}
+            if k == "behavior.changed"
+            else {}
+        )
     if k.startswith(("code.", "symbol.")):
         return "code", _code_fact(fd)
     if k in ("cycle.safe", "cycle.unchecked", "cycle.risk"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from prreport.classify import category
@@ -158,6 +159,33 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
         for w in witnesses(hunks, _refactored_names(findings))
     ]
     return sorted(out, key=lambda w: (w["path"], w["line"] or 0, w["kind"]))
+
+
+def mark_witnessed(fd: Finding, witnessed: Sequence[dict[str, Any]]) -> Finding:
+    """A ``behavior.changed`` finding with ``details.witnessed``: whether a witness falls in
+    its function (a line it left over, or its span), so the report says "behaves differently"
+    only then and "not proven equal" otherwise."""
+    if fd.kind != "behavior.changed":
+        return fd
+    if _witness_by_itself(fd):
+        return replace(fd, details={**fd.details, "witnessed": True})
+    lines = set(_residual_lines(fd))
+    start, end = fd.details.get("after_line"), fd.details.get("after_end")
+    hit = any(
+        w["path"] == fd.path
+        and (
+            (w.get("side", "+"), w["line"]) in lines
+            or (w["kind"] == "finding" and w["symbol"] == fd.symbol)
+            or (
+                w.get("side", "+") == "+"
+                and start is not None
+                and end is not None
+                and int(start) <= (w["line"] or 0) <= int(end)
+            )
+        )
+        for w in witnessed
+    )
+    return replace(fd, details={**fd.details, "witnessed": hit})
 
 
 def _residual_lines(fd: Finding) -> list[tuple[str, int]]:

@@ -15,7 +15,6 @@ from typing import Any
 
 from prreport.bundle import FileChange
 from prreport.equivalence.expansion.sites import SitePair
-from prreport.findings import Finding
 from prreport.python.definitions import Definition, explains, file_index, lines_with_blanks
 from prreport.python.scopes import is_string_statement
 from prreport.python.sources import SourceFiles
@@ -69,30 +68,6 @@ def expansion_outcome(
     }
     scopes = ", ".join(sorted({p.after.qualname for p in pairs}))
     return ExpansionOutcome(proven, equality, details, tuple(sorted(set(ex))), scopes)
-
-
-def expansion_finding(
-    sources: SourceFiles,
-    kind: str,
-    helper: Definition,
-    f_helper: FileChange,
-    pairs: list[SitePair],
-    side: str,
-    stale: Sequence[str] = (),
-) -> Finding:
-    """``code.inlined`` (helper removed, ``side`` "-") of :func:`expansion_outcome`, for the
-    inlining plug-in until it words its finding itself, as the extraction plug-in does."""
-    out = expansion_outcome(sources, helper, f_helper, pairs, side, stale)
-    verb = "extracted into" if kind == "code.extracted" else "inlined from"
-    return Finding(
-        kind,
-        f_helper.path,
-        helper.start if side == "+" else None,
-        helper.qualname,
-        f"{out.scopes}: code {verb} {helper.qualname} ({out.equality})",
-        out.details,
-        out.explains,
-    )
 
 
 def _explained(
