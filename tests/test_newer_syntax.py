@@ -99,3 +99,9 @@ def test_a_pr_adopting_lazy_imports_is_analysed_not_unknown(tmp_path: Path):
     assert a.model.summary.verdict != "unknown"
     kinds = {f.kind for f in a.findings if f.path == "pkg/app.py"}
     assert "import.hoisted" in kinds
+
+
+def test_type_parameters_are_bound_where_python_binds_them(tmp_path: Path):
+    a = _analyse(tmp_path, "import json\n", NEWER + "\n\nBAD = Missing\n")
+    unresolved = sorted((f.line, f.symbol) for f in a.findings if f.kind == "names.unresolved")
+    assert unresolved == [(17, "Missing")]  # T of Pair, first and Box is bound; Missing is not

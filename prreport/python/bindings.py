@@ -261,11 +261,19 @@ class _Binder(ast.NodeVisitor):
             self.visit(d)
         self._bind(node.name)
         scope = self._child("function", node.name)
-        scope.bound |= _type_params(node)
+        params = _type_params(node)
+        scope.bound |= params
         if self.scope.kind == "class":
             scope.bound.add("__class__")  # the implicit cell behind zero-argument super()
+        saved = self.scope
+        if params:
+            # PEP 695: the annotations are read in a scope that binds the type parameters.
+            self.scope = Scope("function", f"{scope.qualname}.<type params>", saved)
+            self.scope.bound |= params
+            saved.children.append(self.scope)
         self._arguments(node.args, scope)
         self._annotation(node.returns)
+        self.scope = saved
         self._in(scope, node.body)
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
@@ -351,6 +359,18 @@ class _Binder(ast.NodeVisitor):
             self._bind(node.rest)
         self.generic_visit(node)
 
+    def visit_Assign(self, node: ast.Assign) -> None:
+        params = getattr(node, "type_params_lowered", ())
+        if not params:
+            self.generic_visit(node)
+            return
+        # ``type Pair[T] = tuple[T, T]`` lowered: its value is read in a scope binding ``T``.
+        for target in node.targets:
+            self.visit(target)
+        scope = self._child("function", "<type alias>")
+        scope.bound |= set(params)
+        self._in(scope, [node.value])
+
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self.visit(node.target)
         self._annotation(node.annotation)
@@ -362,8 +382,10 @@ class _Binder(ast.NodeVisitor):
 
 
 def _type_params(node: ast.AST) -> set[str]:
-    """Names of PEP 695 type parameters (``def f[T](x: T)``, Python 3.12+)."""
-    return {p.name for p in getattr(node, "type_params", None) or () if getattr(p, "name", None)}
+    """Names of PEP 695 type parameters (``def f[T](x: T)``, Python 3.12+, or lowered by the
+    parse door from newer syntax: ``type_params_lowered``)."""
+    native = {p.name for p in getattr(node, "type_params", None) or () if getattr(p, "name", None)}
+    return native | set(getattr(node, "type_params_lowered", ()))
 
 
 def scope_tree(tree: ast.Module) -> Scope:
