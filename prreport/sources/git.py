@@ -33,6 +33,7 @@ from prreport.sources.gitrepo import (
 )
 from prreport.textlines import split_lines
 
+_SYMLINK = "120000"  # git's mode of a symbolic link
 _PR_NUMBER = re.compile(r"^#?([0-9]{1,10})$")
 _STATUS = {
     "A": "added",
@@ -131,6 +132,7 @@ class GitSource:
         )
         fields = raw.split(b"\0")
         entries: list[tuple[str, str | None, str, str]] = []  # (path, old_path, status, after blob)
+        links: set[int] = set()  # entries with a symbolic link on either side (mode 120000)
         befores: list[str] = []
         numstats: list[tuple[str, str]] = []
         i = 0
@@ -140,6 +142,8 @@ class GitSource:
                 meta = tok[1:].decode().split()
                 status = meta[4][0]
                 old_sha, new_sha = meta[2], meta[3]
+                if _SYMLINK in (meta[0], meta[1]):
+                    links.add(len(entries))
                 if status in "RC":
                     old_path = fields[i + 1].decode("utf-8", "replace")
                     path = fields[i + 2].decode("utf-8", "replace")
@@ -168,6 +172,12 @@ class GitSource:
             before = after = None
             note = None
             zero = "0" * 40
+            if idx in links:
+                # A link's blob is its target's path, not Python: never parsed as the file.
+                target = self.git.blob(new_sha) if new_sha != zero else None
+                shown = target.decode("utf-8", "replace") if target else ""
+                binary = True
+                note = f"a symbolic link{f' to {shown}' if shown else ''}, not a file of text"
             if not binary:
                 texts: list[str | None] = []
                 for sha in (befores[idx], new_sha):
@@ -287,6 +297,12 @@ class GitSource:
             related=tuple(related),
             review_data_available=False,
             head_paths=head_paths,
+            # Files the report shows but no analyzer reads as text, said once each.
+            source_notes=tuple(
+                f"{f.path} is {f.note}: not analysed as Python"
+                for f in files
+                if f.binary and f.note and f.note.startswith("a symbolic link")
+            ),
         )
 
     def _related(self, pr: PullRequestMeta, files: list[FileChange]) -> list[RelatedCandidate]:
