@@ -130,40 +130,7 @@ class GitSource:
         raw = self.git.run(
             ["diff-tree", "-r", "-M", "-z", "--raw", "--numstat", base, head], binary=True
         )
-        fields = raw.split(b"\0")
-        entries: list[tuple[str, str | None, str, str]] = []  # (path, old_path, status, after blob)
-        links: set[int] = set()  # entries with a symbolic link on either side (mode 120000)
-        befores: list[str] = []
-        numstats: list[tuple[str, str]] = []
-        i = 0
-        while i < len(fields):
-            tok = fields[i]
-            if tok.startswith(b":"):
-                meta = tok[1:].decode().split()
-                status = meta[4][0]
-                old_sha, new_sha = meta[2], meta[3]
-                if _SYMLINK in (meta[0], meta[1]):
-                    links.add(len(entries))
-                if status in "RC":
-                    old_path = fields[i + 1].decode("utf-8", "replace")
-                    path = fields[i + 2].decode("utf-8", "replace")
-                    i += 3
-                else:
-                    path = fields[i + 1].decode("utf-8", "replace")
-                    old_path = None
-                    i += 2
-                entries.append((path, old_path, _STATUS.get(status, "modified"), new_sha))
-                befores.append(old_sha)
-            elif tok:
-                # numstat: "add\tdel\tpath" or "add\tdel\t" followed by old and new path fields
-                parts = tok.decode("utf-8", "replace").split("\t")
-                if len(parts) == 3 and parts[2] == "":
-                    i += 3
-                else:
-                    i += 1
-                numstats.append((parts[0], parts[1]))
-            else:
-                i += 1
+        entries, befores, numstats, links = _raw_entries(raw)
         patches = self._patches(base, head, len(entries))
         files = []
         for idx, (path, old_path, status, new_sha) in enumerate(entries):
@@ -410,3 +377,45 @@ class GitSource:
     def close(self) -> None:
         """Stop the blob reader."""
         self.git.close()
+
+
+def _raw_entries(
+    raw: bytes,
+) -> tuple[list[tuple[str, str | None, str, str]], list[str], list[tuple[str, str]], set[int]]:
+    """``diff-tree -z --raw --numstat`` taken apart: (path, old path, status, after blob) per
+    file, the before blobs, the numstat counts, and which entries are symbolic links."""
+    fields = raw.split(b"\0")
+    entries: list[tuple[str, str | None, str, str]] = []  # (path, old_path, status, after blob)
+    links: set[int] = set()  # entries with a symbolic link on either side (mode 120000)
+    befores: list[str] = []
+    numstats: list[tuple[str, str]] = []
+    i = 0
+    while i < len(fields):
+        tok = fields[i]
+        if tok.startswith(b":"):
+            meta = tok[1:].decode().split()
+            status = meta[4][0]
+            old_sha, new_sha = meta[2], meta[3]
+            if _SYMLINK in (meta[0], meta[1]):
+                links.add(len(entries))
+            if status in "RC":
+                old_path = fields[i + 1].decode("utf-8", "replace")
+                path = fields[i + 2].decode("utf-8", "replace")
+                i += 3
+            else:
+                path = fields[i + 1].decode("utf-8", "replace")
+                old_path = None
+                i += 2
+            entries.append((path, old_path, _STATUS.get(status, "modified"), new_sha))
+            befores.append(old_sha)
+        elif tok:
+            # numstat: "add\tdel\tpath" or "add\tdel\t" followed by old and new path fields
+            parts = tok.decode("utf-8", "replace").split("\t")
+            if len(parts) == 3 and parts[2] == "":
+                i += 3
+            else:
+                i += 1
+            numstats.append((parts[0], parts[1]))
+        else:
+            i += 1
+    return entries, befores, numstats, links
