@@ -43,9 +43,12 @@ def build_model(
     findings = account(confirm_by_behavior(sorted(findings, key=Finding.sort_key)))
     # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
     live = [fd for fd in findings if not accounted(fd)]
+    # Every changed line and what explains it, once: the verdict, counts, risks and snippets read
+    # it (it reads the findings' ``explains`` only, so marking them below leaves it true).
+    ledger = ledger_of(bundle, findings, diagnostics)
     # The edits that change behaviour; a behaviour comparison none of them falls in only could
     # not prove its function equal, and says so (``details.witnessed``).
-    witnessed = witnesses_of(live, ledger_of(bundle, findings, diagnostics))
+    witnessed = witnesses_of(live, ledger)
     findings = [mark_witnessed(fd, witnessed) for fd in findings]
     live = [fd for fd in findings if not accounted(fd)]
     moved_out = moved_out_of(findings)
@@ -53,8 +56,6 @@ def build_model(
     for fd in findings:
         by_path.setdefault(fd.path, []).append(fd)
     files = sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
-    # Every changed line and what explains it, once: the verdict, counts, risks and snippets read it.
-    ledger = ledger_of(bundle, findings, diagnostics)
     edits = left_edits(ledger)
     verdict = verdict_of(live, ledger, witnessed)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))

@@ -154,7 +154,7 @@ class Ledger:
     @cached_property
     def unexplained(self) -> tuple[LedgerLine, ...]:
         """The left-over lines of Python source files, in diff order: the verdict's evidence."""
-        return tuple(ln for f in self._python_source() for ln in f.lines if ln.left)
+        return tuple(ln for f in self.python_source() for ln in f.lines if ln.left)
 
     @cached_property
     def other_unexplained(self) -> bool:
@@ -205,9 +205,10 @@ class Ledger:
     @cached_property
     def source_changed(self) -> bool:
         """Some line of a Python source file changed (not only its formatting)."""
-        return any(ln.kind != "formatting" for f in self._python_source() for ln in f.lines)
+        return any(ln.kind != "formatting" for f in self.python_source() for ln in f.lines)
 
-    def _python_source(self) -> list[LedgerFile]:
+    def python_source(self) -> list[LedgerFile]:
+        """The files the verdict reads that are Python source (not tests, docs or config)."""
         return [f for f in self.files if f.read and f.python and f.category == "source"]
 
 

@@ -129,9 +129,7 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
         for side, line in _residual_lines(fd)
     }
     hunks = []
-    for lf in ledger.files:
-        if not (lf.read and lf.python and lf.category == "source"):
-            continue
+    for lf in ledger.python_source():
         rest = [
             ln
             for ln in lf.lines
@@ -213,11 +211,9 @@ def left_edits(ledger: Ledger) -> list[dict[str, Any]]:
     after lines when it adds any, else the removed ones), how many code lines it removes and
     adds, and its first added (else removed) line — the edits a reviewer still has to read."""
     out = []
-    for path, groups in ledger.left().items():
-        lf = ledger.file(path)
-        if lf is None or not lf.python or lf.category != "source":
-            continue
-        for group in groups:
+    for lf in ledger.python_source():
+        path = lf.path
+        for group in lf.hunks([ln for ln in lf.lines if ln.left]):
             code = [ln for ln in group if ln.kind == "code"]
             if not code:
                 continue
