@@ -136,8 +136,12 @@ def _shows(a: Analysis, r: Rule) -> bool:
             if fd.kind == "behavior.unchanged" and not list(_rewrites(fd)):
                 return True
         elif r.shown == "expansion":
+            # Proven by the expansion itself: a proof by effect summaries is another rule's
+            # (the expansion rules' near misses that still do the same are proven by it).
+            by_effects = any(x["kind"] == "same-effects" for x in _rewrites(fd))
             if fd.kind in ("code.extracted", "code.inlined") and d.get("proven") is True:
-                return True
+                if not by_effects:
+                    return True
         elif r.shown == "case-analysis":
             if fd.kind == "code.branches-collapsed" and d.get("pattern") == "early-return":
                 if d.get("proven") is True:

@@ -26,6 +26,9 @@ definitions and declared versions, and knows nothing of reports.
 - ``moves``, ``equality``, ``renames``, ``relocation``, ``retarget``, ``uses``, ``reorder``:
   definitions paired across a change (moved, renamed, reordered), how equal, whether they mean
   the same in their new home, and the uses spelled the new way;
+- ``effects``: two versions compared by their effect summaries (symbolic execution: the calls
+  made in order, the values returned or raised on every path), the last resort of ``compare``
+  and of call-site expansion;
 - ``shadowing``, ``inherited``, ``superfold``: a removed method no caller can reach, the method
   inherited once an override goes, a base class folded into its subclass.
 

@@ -22,13 +22,15 @@ from prreport.equivalence.canonical import (
     module_bindings,
     rebound_builtins,
 )
+from prreport.equivalence.effects import ASSUMPTION as EFFECTS_ASSUMPTION
+from prreport.equivalence.effects import ModuleFacts, same_effects
 from prreport.equivalence.generators import generator_rewrites
 from prreport.equivalence.plainclass import constructions
 from prreport.equivalence.rewrites import Rewrite, see_through
 from prreport.python.definitions import same_tree
 from prreport.python.functions import BLOCK_FIELDS, Function, FunctionIndex
 from prreport.python.parse import copy_tree
-from prreport.python.scopes import single_binding
+from prreport.python.scopes import bound_anywhere, single_binding
 from prreport.python.sources import SourceFiles
 from prreport.python.versions import declared_min_python
 
@@ -75,7 +77,51 @@ def compare_functions(
         # Last resort, it needs the whole change: a list builder made a generator that every
         # caller consumes at once, or a caller now wrapping it in list().
         rewrites = _generator_rewrites(sources, f, key, (old, new), trees)
+    if rewrites is None:
+        # Then by what each version does: its effect summary (``equivalence.effects``).
+        rewrites = _effect_rewrites(sources, f, (old, new), trees)
     return Comparison(rewrites is not None, True, rewrites)
+
+
+def _effect_rewrites(
+    sources: SourceFiles,
+    f: FileChange,
+    pair: tuple[_DefNode, _DefNode],
+    trees: tuple[ast.Module, ast.Module],
+) -> list[Rewrite] | None:
+    """``same-effects`` when the two versions' effect summaries are equal (its text: the
+    helpers of the module replaced by their bodies; its detail: the assumption)."""
+    (old, new), (before, after) = pair, trees
+    canon = (
+        canonical_def(old, f.before_path, before, sources, "before"),
+        canonical_def(new, f.path, after, sources, "after"),
+    )
+    facts = (
+        _module_facts(sources, f.before_path, before, "before"),
+        _module_facts(sources, f.path, after, "after"),
+    )
+    inlined = same_effects(canon[0], canon[1], facts)  # type: ignore[arg-type]
+    if inlined is None:
+        return None
+    return [Rewrite("same-effects", ", ".join(inlined), EFFECTS_ASSUMPTION)]
+
+
+def _module_facts(sources: SourceFiles, path: str, tree: ast.Module, side: str) -> ModuleFacts:
+    """The names a module binds and its plain helpers (undecorated module-level functions
+    bound once), in canonical form."""
+
+    def build() -> ModuleFacts:
+        helpers = {}
+        for st in tree.body:
+            if (
+                isinstance(st, ast.FunctionDef)
+                and not st.decorator_list
+                and single_binding(tree, st.name) is st
+            ):
+                helpers[st.name] = canonical_def(st, path, tree, sources, side)
+        return ModuleFacts(bound_anywhere(tree), helpers)  # type: ignore[arg-type]
+
+    return sources.memo(path, side, "effect-facts", build)
 
 
 def canonical_def(

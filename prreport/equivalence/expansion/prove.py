@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from prreport.equivalence import laterkey
+from prreport.equivalence.effects import ASSUMPTION as EFFECTS_ASSUMPTION
+from prreport.equivalence.effects import ModuleFacts, same_effects
 from prreport.equivalence.expansion import multiret, results
 from prreport.equivalence.expansion.binding import Helper
 from prreport.equivalence.expansion.caller import expand
@@ -59,7 +61,8 @@ def prove(
     notes: list[dict[str, str]] = []
     got = expand(compact, helper, matches, nested, stable, notes)
     if isinstance(got, str):
-        return Proof(False, 0, got)
+        by_effects = _by_effects(compact, other, helper, matches)
+        return by_effects if by_effects is not None else Proof(False, 0, got)
     fn, sites, same_names = got
     a, b = normalised(fn), normalised(other)
     a.name = b.name
@@ -91,4 +94,54 @@ def prove(
         told = ((Counter(done_a) - both) + (Counter(done_b) - both)).elements()
         kept = (*notes, *({"kind": k, "text": t, "detail": d} for k, t, d in sorted(set(told))))
         return Proof(True, sites, equality="modulo-renames", rewrites=kept)
+    by_effects = _by_effects(compact, other, helper, matches)
+    if by_effects is not None:
+        return by_effects
     return Proof(False, sites, "the expanded code differs", residual)
+
+
+def _by_effects(
+    compact: ast.FunctionDef | ast.AsyncFunctionDef,
+    other: ast.FunctionDef | ast.AsyncFunctionDef,
+    helper: Helper,
+    matches: Callable[[ast.Call], bool],
+) -> Proof | None:
+    """Last resort: the effect summaries (``equivalence.effects``) of ``compact``, with the
+    helper's body in place of each call, and of ``other`` are equal. Only when every call
+    spelled as a call of the helper does reach it (``matches``)."""
+    name, node = helper.node.name, helper.node
+    if helper.receiver not in ("function", "method") or isinstance(node, ast.AsyncFunctionDef):
+        return None
+    params = [*compact.args.posonlyargs, *compact.args.args]
+    first = params[0].arg if params else None
+    calls = [
+        c
+        for c in ast.walk(compact)
+        if isinstance(c, ast.Call)
+        and (
+            (helper.receiver == "function" and isinstance(c.func, ast.Name) and c.func.id == name)
+            or (
+                helper.receiver == "method"
+                and isinstance(c.func, ast.Attribute)
+                and c.func.attr == name
+                and isinstance(c.func.value, ast.Name)
+                and c.func.value.id == first
+            )
+        )
+    ]
+    if not calls or not all(matches(c) for c in calls):
+        return None
+    table = {name: node}
+    facts = (
+        ModuleFacts(
+            None,
+            table if helper.receiver == "function" else {},
+            table if helper.receiver == "method" else {},
+        ),
+        ModuleFacts(None),
+    )
+    inlined = same_effects(compact, other, facts)  # type: ignore[arg-type]
+    if inlined is None or name not in inlined:
+        return None
+    told = {"kind": "same-effects", "text": name, "detail": EFFECTS_ASSUMPTION}
+    return Proof(True, len(calls), equality="modulo-renames", rewrites=(told,))

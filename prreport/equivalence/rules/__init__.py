@@ -20,12 +20,14 @@ test_rules_registry.py`` runs every example through the pipeline, and checks tha
 kind the engine's source can emit is listed here.
 
 One module per family, in the order of ``RULES``: ``rewrites``, ``plainclass``, ``generators``,
-``expansion``, ``multiret``, ``analyzers``, ``spelling``; ``spec`` defines ``Rule``.
+``expansion``, ``multiret``, ``analyzers``, ``spelling``, ``effects``; ``spec`` defines
+``Rule``.
 """
 
 from __future__ import annotations
 
 from prreport.equivalence.rules.analyzers import ANALYZERS
+from prreport.equivalence.rules.effects import EFFECTS
 from prreport.equivalence.rules.expansion import EXPANSION
 from prreport.equivalence.rules.generators import GENERATORS
 from prreport.equivalence.rules.multiret import MULTIRET
@@ -43,6 +45,7 @@ RULES: tuple[Rule, ...] = (
     *ANALYZERS,
     *SPELLING,
     *CLASS_SPELLING,
+    *EFFECTS,
 )
 _BY_ID = {r.id: r for r in RULES}
 

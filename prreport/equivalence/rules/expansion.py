@@ -103,7 +103,7 @@ EXPANSION = (
         near_miss_before=edit(
             _AREA2_BEFORE,
             "    size = w * h\n",
-            "    try:\n        size = w * h\n    except TypeError:\n        size = 0\n",
+            "    try:\n        size = w * h\n    except TypeError:\n        size = -1\n",
         ),
         shown="expansion",
     ),
@@ -115,8 +115,10 @@ EXPANSION = (
         "",
         before=_DOUBLE_BEFORE,
         after=_DOUBLE_AFTER.format("y"),
-        near_miss=_DOUBLE_AFTER.format("next(y)"),
-        near_miss_before=_DOUBLE_BEFORE.replace("y * 2", "next(y) * 2"),
+        # A call argument: not substituted; and here the precedence differs too, so nothing
+        # (the effect summaries included) may prove it.
+        near_miss=_DOUBLE_AFTER.format("next(y) + 1"),
+        near_miss_before=_DOUBLE_BEFORE.replace("y * 2", "next(y) + 1 * 2"),
         shown="expansion",
     ),
     Rule(

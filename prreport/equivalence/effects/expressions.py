@@ -1,0 +1,229 @@
+"""Expressions evaluated to terms, in Python's order, with their calls recorded as effects.
+
+Reads (a name, an attribute, a subscript), operators, comparisons, truth tests and the pure
+builtins of ``PURE`` are terms, not effects: the one assumption of the summary is that they
+only compute a value from the state (no property or operator method with a side effect).
+Every other call, a comprehension (it runs at once), ``await`` and ``yield`` are effects.
+A list, dict or set display makes a new object, named by the state it is made in.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from prreport.equivalence.effects.terms import (
+    NONE,
+    Interner,
+    Path,
+    Term,
+    Unsupported,
+    const,
+    is_value,
+    ite,
+    tag,
+)
+
+# Builtins that compute a value from their arguments (through the arguments' own methods:
+# __len__, __str__, __format__... assumed to do nothing else) and do not iterate them.
+PURE = frozenset(
+    {
+        "len", "isinstance", "issubclass", "type", "str", "repr", "int", "float", "bool",
+        "abs", "hash", "callable", "getattr", "hasattr", "id", "ord", "chr", "format",
+    }
+)  # fmt: skip
+_EFFECTFUL = (
+    ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr,
+    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda,
+)  # fmt: skip
+
+
+def effect_free(node: ast.AST) -> bool:
+    """Whether evaluating ``node`` can make no effect the summary records (reads only)."""
+    return not any(isinstance(n, _EFFECTFUL) for n in ast.walk(node))
+
+
+class Expressions:
+    """The expression half of the symbolic machine (``statements.Machine`` adds statements)."""
+
+    def __init__(self, interner: Interner) -> None:
+        self.interner = interner
+
+    # -- what the statement half supplies -------------------------------------------------
+    def read(self, name: str, path: Path) -> Term:
+        raise NotImplementedError
+
+    def inline(self, fn: Term, args: tuple, kws: tuple, path: Path) -> Term | None:
+        raise NotImplementedError
+
+    def code(self, node: ast.AST, path: Path, closure: bool) -> Term:
+        raise NotImplementedError
+
+    # -- effects -------------------------------------------------------------------------
+    def emit(self, path: Path, effect: Term) -> Term:
+        """Record ``effect`` on ``path``; its result is named by the state it leads to."""
+        self.interner.count()
+        path.effects.append(effect)
+        path.state = self.interner.intern((path.state, effect))
+        path.made = 0
+        return ("r", path.state)
+
+    # -- expressions ---------------------------------------------------------------------
+    def eval(self, node: ast.expr, path: Path) -> Term:
+        """The term of ``node`` on ``path`` (its effects recorded on the path)."""
+        method: Callable[[ast.expr, Path], Term] | None = getattr(
+            self, "_" + type(node).__name__, None
+        )
+        if method is None:
+            raise Unsupported(type(node).__name__)
+        self.interner.count()
+        return method(node, path)
+
+    def _Constant(self, node: ast.Constant, path: Path) -> Term:
+        return const(node.value)
+
+    def _Name(self, node: ast.Name, path: Path) -> Term:
+        return self.read(node.id, path)
+
+    def _Attribute(self, node: ast.Attribute, path: Path) -> Term:
+        obj = self.eval(node.value, path)
+        return ("attr", obj, node.attr, tag(path.state, obj) if obj[0] != "imp" else None)
+
+    def _Subscript(self, node: ast.Subscript, path: Path) -> Term:
+        obj = self.eval(node.value, path)
+        key = self.eval(node.slice, path)
+        return ("item", obj, key, path.state)
+
+    def _Slice(self, node: ast.Slice, path: Path) -> Term:
+        parts = [
+            self.eval(x, path) if x is not None else NONE
+            for x in (node.lower, node.upper, node.step)
+        ]
+        return ("slice", *parts)
+
+    def _BinOp(self, node: ast.BinOp, path: Path) -> Term:
+        a, b = self.eval(node.left, path), self.eval(node.right, path)
+        return ("bin", type(node.op).__name__, a, b, tag(path.state, a, b))
+
+    def _UnaryOp(self, node: ast.UnaryOp, path: Path) -> Term:
+        a = self.eval(node.operand, path)
+        if isinstance(node.op, ast.Not):
+            return ("not", self.truthy(a, path), None)
+        return ("un", type(node.op).__name__, a, tag(path.state, a))
+
+    def _Compare(self, node: ast.Compare, path: Path) -> Term:
+        left = self.eval(node.left, path)
+        if len(node.ops) > 1 and not all(effect_free(c) for c in node.comparators[1:]):
+            raise Unsupported("chained comparison with effects")
+        out: Term | None = None
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = self.eval(right_node, path)
+            one = ("cmp", type(op).__name__, left, right, tag(path.state, left, right))
+            # a < b < c is (a < b) and (b < c), b evaluated once.
+            out = one if out is None else ite(self.truthy(out, path), one, out)
+            left = right
+        assert out is not None
+        return out
+
+    def _BoolOp(self, node: ast.BoolOp, path: Path) -> Term:
+        if not all(effect_free(v) for v in node.values[1:]):
+            raise Unsupported("short-circuit operand with effects")
+        first = self.eval(node.values[0], path)
+        if len(node.values) == 1:
+            return first
+        rest = ast.BoolOp(op=node.op, values=node.values[1:])
+        later = self.eval(rest, path) if len(node.values) > 2 else self.eval(node.values[1], path)
+        cond = self.truthy(first, path)
+        decided = path.facts.get(cond)
+        if isinstance(node.op, ast.And):
+            return first if decided is False else later if decided else ite(cond, later, first)
+        return first if decided else later if decided is False else ite(cond, first, later)
+
+    def _IfExp(self, node: ast.IfExp, path: Path) -> Term:
+        if not (effect_free(node.body) and effect_free(node.orelse)):
+            raise Unsupported("conditional expression with effects")
+        cond = self.truthy(self.eval(node.test, path), path)
+        decided = path.facts.get(cond)
+        if decided is not None:
+            return self.eval(node.body if decided else node.orelse, path)
+        return ite(cond, self.eval(node.body, path), self.eval(node.orelse, path))
+
+    def _Tuple(self, node: ast.Tuple, path: Path) -> Term:
+        return ("tuple", tuple(self._elements(node.elts, path)))
+
+    def _List(self, node: ast.List, path: Path) -> Term:
+        return ("obj", "list", tuple(self._elements(node.elts, path)), path.fresh())
+
+    def _Set(self, node: ast.Set, path: Path) -> Term:
+        return ("obj", "set", tuple(self._elements(node.elts, path)), path.fresh())
+
+    def _Dict(self, node: ast.Dict, path: Path) -> Term:
+        items: list[Term] = []
+        for k, v in zip(node.keys, node.values, strict=True):
+            key = ("dstar",) if k is None else self.eval(k, path)
+            items.append((key, self.eval(v, path)))
+        return ("obj", "dict", tuple(items), path.fresh())
+
+    def _elements(self, elts: list[ast.expr], path: Path) -> list[Term]:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.append(("star", self.eval(e.value, path)))
+            else:
+                out.append(self.eval(e, path))
+        return out
+
+    def _JoinedStr(self, node: ast.JoinedStr, path: Path) -> Term:
+        return ("fstr", tuple(self.eval(v, path) for v in node.values))
+
+    def _FormattedValue(self, node: ast.FormattedValue, path: Path) -> Term:
+        v = self.eval(node.value, path)
+        spec = self.eval(node.format_spec, path) if node.format_spec is not None else NONE
+        return ("fmt", v, node.conversion, spec, tag(path.state, v, spec))
+
+    def _Call(self, node: ast.Call, path: Path) -> Term:
+        fn = self.eval(node.func, path)
+        args = tuple(self._elements(node.args, path))
+        kws = tuple(
+            (kw.arg, self.eval(kw.value, path)) if kw.arg else ("**", self.eval(kw.value, path))
+            for kw in node.keywords
+        )
+        if fn[0] == "b" and fn[1] in PURE and not any(a[0] == "star" for a in args) and not kws:
+            return ("pure", fn[1], args, tag(path.state, *args))
+        inlined = self.inline(fn, args, kws, path)
+        if inlined is not None:
+            return inlined
+        return self.emit(path, ("call", fn, args, kws))
+
+    def _Await(self, node: ast.Await, path: Path) -> Term:
+        return self.emit(path, ("await", self.eval(node.value, path)))
+
+    def _Yield(self, node: ast.Yield, path: Path) -> Term:
+        value = self.eval(node.value, path) if node.value is not None else NONE
+        return self.emit(path, ("yield", value))
+
+    def _YieldFrom(self, node: ast.YieldFrom, path: Path) -> Term:
+        return self.emit(path, ("yield-from", self.eval(node.value, path)))
+
+    def _ListComp(self, node: ast.expr, path: Path) -> Term:
+        # It runs at once, and may call anything: one effect, its code with the locals it reads.
+        return self.emit(path, ("comp", self.code(node, path, closure=False)))
+
+    _SetComp = _DictComp = _ListComp
+
+    def _GeneratorExp(self, node: ast.expr, path: Path) -> Term:
+        # Made now, run later: a closure over locals nothing rebinds (see ``Machine.code``).
+        return ("obj", "closure", self.code(node, path, closure=True), path.fresh())
+
+    _Lambda = _GeneratorExp
+
+    def truthy(self, t: Term, path: Path) -> Term:
+        """The condition ``bool(t)`` (a comparison or ``not`` is already one)."""
+        if t[0] in ("cmp", "not", "truthy") or (
+            t[0] == "pure" and t[1] in ("isinstance", "issubclass", "callable", "hasattr", "bool")
+        ):
+            return t
+        return ("truthy", t, tag(path.state, t))
+
+
+__all__ = ["PURE", "Expressions", "effect_free", "is_value"]
