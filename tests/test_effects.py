@@ -154,3 +154,11 @@ def test_an_object_made_twice_is_not_the_same_object() -> None:
 def test_a_closure_over_a_rebound_local_gives_no_answer() -> None:
     src = "def f(x):\n    n = 1\n    h = lambda: n\n    n = 2\n    return h()"
     assert _same(src, src.replace("h()", "h() ")) is None
+
+
+def test_free_names_of_a_function_with_a_lambda_inside() -> None:
+    # pdm-53c0c848 crashed the inlined analyzer: a lambda's body is an expression, not a list.
+    from prreport.python.localnames import free_names
+
+    fn = ast.parse("def f(xs):\n    key = lambda v: v[0] + k\n    return sorted(xs, key=key)").body[0]
+    assert free_names(fn) == {"k", "sorted"}  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
 from prreport.python.importmoves import ImportMove, import_moves, side_lines
+from prreport.python.importtime import annotation_only
 from prreport.python.scopeindex import ImportBinding, scope_index
 from prreport.python.sources import SourceFiles
 
@@ -175,8 +176,23 @@ class ImportMovesAnalyzer(Analyzer):
                 explains |= stmts.lines(m.before_path or m.path, "-", b)
             for a in _afters(m):
                 explains |= stmts.lines(m.path, "+", a)
-            findings.append(_finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2], e[0])))))
+            fd = _finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2], e[0]))))
+            if m.kind in ("added", "removed") and _annotation_only(sources, m):
+                fd.details["annotation_only"] = True
+            findings.append(fd)
         return sorted(findings, key=Finding.sort_key)
+
+
+def _annotation_only(sources: SourceFiles, m: ImportMove) -> bool:
+    """The binding's name is read by no code that runs, in the module it is added to or
+    removed from (``importtime.annotation_only``): which object it names changes nothing."""
+    side, path = ("after", m.path) if m.kind == "added" else ("before", m.before_path or m.path)
+    binding = m.after if m.kind == "added" else m.before
+    tree = sources.tree(path, side)
+    if tree is None or binding is None:
+        return False
+    names = sources.memo(path, side, "annotation-only", lambda: annotation_only(tree))
+    return binding.bound in names
 
 
 def _spelling(b: ImportBinding) -> str:

@@ -222,3 +222,87 @@ def _plain_import(tree: ast.Module | None, module: str) -> bool:
 def _bound_once(tree: ast.Module | None, name: str) -> bool:
     """Nothing else in the file (at any depth) binds the name."""
     return tree is not None and sum(1 for n in ast.walk(tree) if _binds_name(n, name)) == 1
+
+
+def annotation_only(tree: ast.Module) -> frozenset[str]:
+    """Module-level names no code evaluated at runtime reads: with ``from __future__ import
+    annotations``, every read is in an annotation, under ``if TYPE_CHECKING:``, or in the value
+    of a module-level alias (``X = ...``) that is itself read only so; a name ``__all__`` lists
+    is read (exported). Empty without the future import (annotations run then)."""
+    if not future_annotations(tree):
+        return frozenset()
+    reads: dict[str, set[str]] = {"": set()}  # alias -> names its value reads ("": runtime)
+    _runtime_reads(tree, reads)
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and st.targets and st.targets[0] is not None:
+            exported = {
+                e.value
+                for t in st.targets
+                if isinstance(t, ast.Name) and t.id == "__all__"
+                for e in getattr(st.value, "elts", [])
+                if isinstance(e, ast.Constant)
+            }
+            reads[""] |= {str(x) for x in exported}
+    runtime, todo = set(), [""]
+    while todo:
+        for name in reads.get(todo.pop(), ()):
+            if name not in runtime:
+                runtime.add(name)
+                todo.append(name)
+    # Bound at module level (in ``if``/``try`` blocks too) and read somewhere: an unused name
+    # is not "annotation only" (another module may import it).
+    bound = {n for st in _module_level(tree.body) for n in _own_binds(st)}
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return frozenset((bound & read) - runtime)
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for st in body:
+        out.append(st)
+        if isinstance(st, (ast.If, ast.Try)):
+            for block in (st.body, st.orelse, getattr(st, "finalbody", [])):
+                out.extend(_module_level(block))
+            for h in getattr(st, "handlers", []):
+                out.extend(_module_level(h.body))
+    return out
+
+
+def _own_binds(st: ast.stmt) -> set[str]:
+    if isinstance(st, (ast.If, ast.Try)):
+        return set()
+    return binds(st)
+
+
+def _runtime_reads(tree: ast.Module, reads: dict[str, set[str]]) -> None:
+    """Fill ``reads``: per module-level alias the names its value reads, and under "" every
+    other name read by code that runs (annotations and ``TYPE_CHECKING`` blocks skipped)."""
+    stack: list[tuple[ast.AST, str, bool]] = [(st, "", True) for st in tree.body]
+    while stack:
+        node, owner, top = stack.pop()
+        if isinstance(node, ast.If) and _type_checking(node.test):
+            stack.extend((x, owner, top) for x in [node.test, *node.orelse])
+            continue
+        if top and isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id != "__all__":
+                reads.setdefault(target.id, set())
+                stack.append((node.value, target.id, False))
+                continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            reads[owner].add(node.id)
+        inner = top and not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        )
+        for field, value in ast.iter_fields(node):
+            if field in ("annotation", "returns"):
+                continue
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.AST):
+                    stack.append((child, owner, inner))
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )

@@ -62,7 +62,8 @@ def free_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     inner = set()
     for n in ast.walk(fn):
         if n is not fn and isinstance(n, (*_FUNCS, ast.Lambda)):
-            inner |= {a.arg for a in params_of(n)} | locals_of(getattr(n, "body", []) or [])
+            body = n.body if isinstance(n.body, list) else []  # a lambda's body is an expression
+            inner |= {a.arg for a in params_of(n)} | locals_of(body)
     return reads - local - inner
 
 

@@ -54,6 +54,8 @@ def _rebound_imports(findings: list[Finding]) -> list[Finding]:
         and f.symbol not in moved
         and (f.path, f.symbol) in removed
         and removed[(f.path, f.symbol)] != f.details.get("module")
+        # A name no running code reads (annotations, TYPE_CHECKING): another object changes nothing.
+        and not f.details.get("annotation_only")
     ]
 
 

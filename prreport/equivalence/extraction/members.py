@@ -40,9 +40,11 @@ def member_sites(sources: SourceFiles, change: Change, new: Definition) -> list[
         return []
     home = new.parent.rsplit(".", 1)[-1]
     home_cls = file_index(sources, new.path, "after").get(new.parent)
+    # The parent may be bound by something other than a class statement (an import of it).
+    home_node = home_cls.node if home_cls is not None else None
     home_members = {
         st.name
-        for st in (home_cls.node.body if home_cls is not None else ())  # type: ignore[attr-defined]
+        for st in (home_node.body if isinstance(home_node, ast.ClassDef) else ())
         if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef)
     } or {new.name}
     sites = []
