@@ -36,11 +36,45 @@ _BUILD_NAMES = {
 }
 
 
+# Development tooling: version control, editors, linters and hooks, repository metadata. No
+# installed or imported code reads them, so they never change what the project does.
+_DEV_NAMES = {
+    ".gitignore",
+    ".gitattributes",
+    ".git-blame-ignore-revs",
+    ".mailmap",
+    ".editorconfig",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+    ".flake8",
+    ".pylintrc",
+    ".coveragerc",
+    ".codecov.yml",
+    "codecov.yml",
+    ".readthedocs.yml",
+    ".readthedocs.yaml",
+    ".isort.cfg",
+    "mypy.ini",
+    ".mypy.ini",
+    "ruff.toml",
+    ".ruff.toml",
+    ".yamllint",
+    ".markdownlint.json",
+    "renovate.json",
+    "codeowners",
+    "funding.yml",
+}
+
+
 def category(path: str) -> str:
-    """One of source, test, docs, config, build, ci, data."""
+    """One of source, test, docs, config, build, ci, data, dev (development tooling)."""
     low = path.lower()
     name = posixpath.basename(low)
     parts = low.split("/")
+    if name in _DEV_NAMES or (
+        low.startswith(".github/") and not low.startswith(".github/workflows/")
+    ):
+        return "dev"
     if (
         low.startswith(".github/workflows/")
         or low.startswith(".ci/")

@@ -162,3 +162,22 @@ def test_free_names_of_a_function_with_a_lambda_inside() -> None:
 
     fn = ast.parse("def f(xs):\n    key = lambda v: v[0] + k\n    return sorted(xs, key=key)").body[0]
     assert free_names(fn) == {"k", "sorted"}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("after", "same"),
+    [
+        ("def f(c, s):\n    x = s.root if c else s.get(1)\n    return x", True),
+        ("def f(c, s):\n    x = s.get(1) if c else s.root\n    return x", False),
+        ("def f(c, s):\n    return s.root if c else s.get(1)", True),
+    ],
+)
+def test_a_choice_with_effects_is_the_if_it_evaluates_like(after: str, same: bool) -> None:
+    before = "def f(c, s):\n    if c:\n        x = s.root\n    else:\n        x = s.get(1)\n    return x"
+    assert (_same(before, after) is not None) is same
+
+
+def test_or_with_a_call_is_the_if_it_evaluates_like() -> None:
+    before = "def f(d):\n    v = d.x\n    if not v:\n        v = make()\n    return v"
+    assert _same(before, "def f(d):\n    v = d.x or make()\n    return v") is not None
+    assert _same(before, "def f(d):\n    v = d.x and make()\n    return v") is None

@@ -12,6 +12,9 @@ import copy
 from prreport.equivalence.canonical import canonical, module_bindings, rebound_builtins
 from prreport.python.definitions import same_tree
 from prreport.python.functions import BLOCK_FIELDS
+from prreport.python.importtime import annotation_only
+from prreport.python.moduleimports import is_type_checking
+from prreport.python.scopes import child_blocks
 from prreport.python.sources import SourceFiles
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -22,7 +25,90 @@ def module_code_same(
     sources: SourceFiles, paths: tuple[str, str], trees: tuple[ast.Module, ast.Module]
 ) -> bool:
     """Whether the before and after modules (``paths``: their before and after paths) are
-    equal outside import statements and function definitions."""
+    equal outside import statements and function definitions, or once the typing-only
+    statements of each are left out too (``typing_only``)."""
+    if _same(sources, paths, trees):
+        return True
+    stripped = typing_only(trees)
+    return stripped is not None and _same(sources, paths, stripped)
+
+
+def typing_only(trees: tuple[ast.Module, ast.Module]) -> tuple[ast.Module, ast.Module] | None:
+    """Both modules without the statements no running code depends on: ``if TYPE_CHECKING:``
+    blocks, and module-level aliases whose names only annotations read (``importtime.
+    annotation_only``, with postponed annotations), with the ``if``/``try`` left empty by
+    that; None when there are none, or when an alias bound before is bound nowhere after
+    (another module may import it)."""
+    before, after = trees
+    names = (annotation_only(before), annotation_only(after))
+    if not names[0] and not names[1] and not _has_type_checking(before, after):
+        return None
+    lost = {
+        t.id
+        for st in _all_module_level(before.body)
+        if isinstance(st, ast.Assign | ast.AnnAssign)
+        for t in _targets(st)
+        if t.id in names[0]
+    } - {t.id for st in _all_module_level(after.body) for t in _targets(st)}
+    if lost:
+        return None
+    return _strip(before, names[0]), _strip(after, names[1])
+
+
+def _alias(st: ast.stmt, names: frozenset[str]) -> bool:
+    """An assignment whose every target is a plain name among ``names``."""
+    if not isinstance(st, ast.Assign | ast.AnnAssign):
+        return False
+    targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    return all(isinstance(t, ast.Name) and t.id in names for t in targets)
+
+
+def _targets(st: ast.stmt) -> list[ast.Name]:
+    targets = st.targets if isinstance(st, ast.Assign) else [getattr(st, "target", None)]
+    return [t for t in targets if isinstance(t, ast.Name)]
+
+
+def _all_module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for st in body:
+        out.append(st)
+        for block in child_blocks(st) if isinstance(st, ast.If | ast.Try) else []:
+            out.extend(_all_module_level(block))
+    return out
+
+
+def _has_type_checking(*trees: ast.Module) -> bool:
+    return any(isinstance(st, ast.If) and is_type_checking(st.test) for t in trees for st in t.body)
+
+
+def _strip(tree: ast.Module, names: frozenset[str]) -> ast.Module:
+    out = copy.copy(tree)
+    out.body = _strip_block(tree.body, names)
+    return out
+
+
+def _strip_block(body: list[ast.stmt], names: frozenset[str]) -> list[ast.stmt]:
+    kept: list[ast.stmt] = []
+    for st in body:
+        if isinstance(st, ast.If) and is_type_checking(st.test):
+            kept.extend(_strip_block(st.orelse, names))
+        elif _alias(st, names):
+            continue
+        elif isinstance(st, ast.If) and not any(isinstance(n, ast.Call) for n in ast.walk(st.test)):
+            new = copy.copy(st)
+            new.body = _strip_block(st.body, names)
+            new.orelse = _strip_block(st.orelse, names)
+            if all(isinstance(x, ast.Import | ast.ImportFrom) for x in [*new.body, *new.orelse]):
+                continue  # a version test over imports only: the import analyzers tell those
+            kept.append(new)
+        else:
+            kept.append(st)
+    return kept
+
+
+def _same(
+    sources: SourceFiles, paths: tuple[str, str], trees: tuple[ast.Module, ast.Module]
+) -> bool:
     before, after = trees
     if same_tree(before, after, _DROP):
         return True
@@ -75,7 +161,10 @@ def _copy_without_defs(node: ast.AST) -> ast.AST:
 def reordered_imports(before: ast.Module, after: ast.Module) -> tuple[set[int], set[int]]:
     """The before and after lines of the module-level import statements that bind the same
     names from the same module on both sides, once each (``from typing import Dict, IO`` /
-    ``from typing import IO, Dict``); a statement that moved scope is an import move instead."""
+    ``from typing import IO, Dict``), or the same names of one module split across or merged
+    into ``from`` statements with only imports between them (``from .a import x`` and
+    ``from .a import y`` / ``from .a import x, y``); a statement that moved scope is an
+    import move instead."""
     old, new = _statements(before), _statements(after)
     kept_old = {
         n for k in old.keys() & new.keys() if len(old[k]) == len(new[k]) == 1 for n in old[k][0]
@@ -83,7 +172,36 @@ def reordered_imports(before: ast.Module, after: ast.Module) -> tuple[set[int], 
     kept_new = {
         n for k in old.keys() & new.keys() if len(old[k]) == len(new[k]) == 1 for n in new[k][0]
     }
+    groups_old, groups_new = _from_groups(before), _from_groups(after)
+    for module in groups_old.keys() & groups_new.keys():
+        (names_a, lines_a), (names_b, lines_b) = groups_old[module], groups_new[module]
+        if names_a == names_b:
+            kept_old |= lines_a
+            kept_new |= lines_b
     return kept_old, kept_new
+
+
+def _from_groups(
+    tree: ast.Module,
+) -> dict[tuple[object, ...], tuple[list[tuple[str, str]], set[int]]]:
+    """Per module, the names its module-level ``from`` statements bind (sorted, each once) and
+    their lines, when those statements are separated by imports only; else left out."""
+    found: dict[tuple[object, ...], list[int]] = {}
+    for i, node in enumerate(tree.body):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            found.setdefault((node.module, node.level), []).append(i)
+    out = {}
+    for module, at in found.items():
+        between = tree.body[at[0] : at[-1] + 1]
+        if not all(isinstance(st, ast.Import | ast.ImportFrom) for st in between):
+            continue
+        stmts = [tree.body[i] for i in at]
+        names = sorted((a.name, a.asname or "") for st in stmts for a in st.names)  # type: ignore[attr-defined]
+        if len(names) != len(set(names)) or ("*", "") in names:
+            continue
+        lines = {n for st in stmts for n in range(st.lineno, (st.end_lineno or st.lineno) + 1)}
+        out[module] = (names, lines)
+    return out
 
 
 def _statements(tree: ast.Module) -> dict[tuple[object, ...], list[range]]:

@@ -14,6 +14,7 @@ import builtins
 from collections.abc import Mapping
 
 from prreport.python.definitions import Definition, file_index
+from prreport.python.moduleimports import is_type_checking
 from prreport.python.sources import SourceFiles
 
 # The statements that bind the name they define.
@@ -280,7 +281,7 @@ def _runtime_reads(tree: ast.Module, reads: dict[str, set[str]]) -> None:
     stack: list[tuple[ast.AST, str, bool]] = [(st, "", True) for st in tree.body]
     while stack:
         node, owner, top = stack.pop()
-        if isinstance(node, ast.If) and _type_checking(node.test):
+        if isinstance(node, ast.If) and is_type_checking(node.test):
             stack.extend((x, owner, top) for x in [node.test, *node.orelse])
             continue
         if top and isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -300,9 +301,3 @@ def _runtime_reads(tree: ast.Module, reads: dict[str, set[str]]) -> None:
             for child in value if isinstance(value, list) else [value]:
                 if isinstance(child, ast.AST):
                     stack.append((child, owner, inner))
-
-
-def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )

@@ -9,6 +9,7 @@ in ``scope``.
 from __future__ import annotations
 
 import ast
+import copy
 from collections.abc import Callable
 from functools import partial
 
@@ -37,13 +38,43 @@ _SIMPLE = (
 )
 
 
+def _split_choice(st: ast.stmt) -> ast.If | None:
+    """``x = a if c else f()`` (a statement whose whole value chooses between operands with
+    effects) as the ``if`` statement it evaluates like; ``x = a or f()`` / ``x = a and f()``
+    too when ``a`` only reads. None for any other statement."""
+    value = getattr(st, "value", None)
+    if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.Return, ast.Expr)) or value is None:
+        return None
+    if effect_free(value):
+        return None
+    if isinstance(value, ast.IfExp):
+        test, yes, no = value.test, value.body, value.orelse
+    elif isinstance(value, ast.BoolOp) and effect_free(value.values[0]):
+        first, rest = value.values[0], value.values[1:]
+        later = rest[0] if len(rest) == 1 else ast.BoolOp(op=value.op, values=rest)
+        test = first
+        yes, no = (first, later) if isinstance(value.op, ast.Or) else (later, first)
+    else:
+        return None
+
+    def with_value(v: ast.expr) -> ast.stmt:
+        new = copy.copy(st)
+        new.value = v  # type: ignore[attr-defined]
+        return new
+
+    return ast.If(test=test, body=[with_value(yes)], orelse=[with_value(no)])
+
+
 class Statements(Expressions):
     """The statement half of the machine (blocks and scope are mixed in by ``Machine``)."""
 
     def block(self, stmts: list[ast.stmt], path: Path, k: Conts) -> Term:
         """The tree of running ``stmts`` on ``path``, then ``k``."""
         for i, st in enumerate(stmts):
-            if isinstance(st, _SIMPLE):
+            split = _split_choice(st)
+            if split is not None:
+                st = split
+            elif isinstance(st, _SIMPLE):
                 self.simple(st, path)
                 continue
             rest = stmts[i + 1 :]
