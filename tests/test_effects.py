@@ -160,7 +160,9 @@ def test_free_names_of_a_function_with_a_lambda_inside() -> None:
     # pdm-53c0c848 crashed the inlined analyzer: a lambda's body is an expression, not a list.
     from prreport.python.localnames import free_names
 
-    fn = ast.parse("def f(xs):\n    key = lambda v: v[0] + k\n    return sorted(xs, key=key)").body[0]
+    fn = ast.parse("def f(xs):\n    key = lambda v: v[0] + k\n    return sorted(xs, key=key)").body[
+        0
+    ]
     assert free_names(fn) == {"k", "sorted"}  # type: ignore[arg-type]
 
 
@@ -173,7 +175,9 @@ def test_free_names_of_a_function_with_a_lambda_inside() -> None:
     ],
 )
 def test_a_choice_with_effects_is_the_if_it_evaluates_like(after: str, same: bool) -> None:
-    before = "def f(c, s):\n    if c:\n        x = s.root\n    else:\n        x = s.get(1)\n    return x"
+    before = (
+        "def f(c, s):\n    if c:\n        x = s.root\n    else:\n        x = s.get(1)\n    return x"
+    )
     assert (_same(before, after) is not None) is same
 
 
@@ -181,3 +185,17 @@ def test_or_with_a_call_is_the_if_it_evaluates_like() -> None:
     before = "def f(d):\n    v = d.x\n    if not v:\n        v = make()\n    return v"
     assert _same(before, "def f(d):\n    v = d.x or make()\n    return v") is not None
     assert _same(before, "def f(d):\n    v = d.x and make()\n    return v") is None
+
+
+def test_a_nested_function_is_a_closure_compared_by_its_code() -> None:
+    before = "def f(x):\n    def key(v):\n        return v[x]\n    return sorted(g(), key=key)"
+    assert _same(before, before.replace("v[x]", "v [x]")) is not None
+    assert _same(before, before.replace("v[x]", "v[0]")) is None
+
+
+def test_an_assignment_expression_binds_its_name() -> None:
+    before = "def f(d):\n    v = d.get(1)\n    if v:\n        return v\n    return 0"
+    assert (
+        _same(before, "def f(d):\n    if v := d.get(1):\n        return v\n    return 0")
+        is not None
+    )

@@ -148,6 +148,11 @@ class Expressions:
             return self.eval(node.body if decided else node.orelse, path)
         return ite(cond, self.eval(node.body, path), self.eval(node.orelse, path))
 
+    def _NamedExpr(self, node: ast.NamedExpr, path: Path) -> Term:
+        value = self.eval(node.value, path)
+        path.env[node.target.id] = value
+        return value
+
     def _Tuple(self, node: ast.Tuple, path: Path) -> Term:
         return ("tuple", tuple(self._elements(node.elts, path)))
 
@@ -207,6 +212,8 @@ class Expressions:
 
     def _ListComp(self, node: ast.expr, path: Path) -> Term:
         # It runs at once, and may call anything: one effect, its code with the locals it reads.
+        if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
+            raise Unsupported("assignment expression in a comprehension")
         return self.emit(path, ("comp", self.code(node, path, closure=False)))
 
     _SetComp = _DictComp = _ListComp

@@ -85,8 +85,12 @@ class Machine(Blocks):
         own = {
             n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
         }
-        if isinstance(node, ast.Lambda):
-            own |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+        own |= {a.arg for a in ast.walk(node) if isinstance(a, ast.arg)}
+        own |= {
+            n.name
+            for n in ast.walk(node)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        }
 
         def term(n: object) -> object:
             if (

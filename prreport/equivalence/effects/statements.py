@@ -26,7 +26,9 @@ from prreport.equivalence.effects.terms import (
 )
 from prreport.equivalence.effects.tree import Conts, leaf, merge
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SIMPLE = (
+    *_DEFS,
     ast.Expr,
     ast.Assign,
     ast.AugAssign,
@@ -112,6 +114,29 @@ class Statements(Expressions):
         elif isinstance(st, ast.Delete):
             for t in st.targets:
                 self._delete(t, path)
+        elif isinstance(st, _DEFS):
+            self._define(st, path)
+
+    def _define(self, st: ast.FunctionDef | ast.AsyncFunctionDef, path: Path) -> None:
+        """A nested ``def``: its decorators and defaults evaluated, then a closure made (over
+        locals nothing rebinds) and passed through the decorators, bottom first."""
+        decorators = [self.eval(d, path) for d in st.decorator_list]
+        defaults = [
+            self.eval(d, path)
+            for d in [*st.args.defaults, *(d for d in st.args.kw_defaults if d is not None)]
+        ]
+        shape = copy.copy(st)
+        shape.decorator_list = []
+        value: Term = (
+            "obj",
+            "def",
+            self.code(shape, path, closure=True),
+            tuple(defaults),
+            path.fresh(),
+        )
+        for d in reversed(decorators):
+            value = self.emit(path, ("call", d, (value,), ()))
+        path.env[st.name] = value
 
     def assign(self, target: ast.expr, value: Term, path: Path) -> None:
         """Bind ``target`` to ``value`` (an unpacking of an unknown value iterates it: an effect)."""
