@@ -72,6 +72,7 @@ def build_model(
         headline={
             **headline_of(live, files, verdict),
             "unknown_reason": unknown_reason(verdict, ledger),
+            "tests_only": verdict == "pure-refactor" and not ledger.source_changed,
             "failed_analyzers": list(ledger.failed),
             "unparsed_files": list(ledger.unparsed),
             "unseen_files": bundle.unseen_files,
