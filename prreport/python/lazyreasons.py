@@ -108,9 +108,7 @@ def _imported_at_module_level(
     ):
         if not x.top_level:
             continue
-        got = cx.index.target(x, importer, path) or (
-            x.module if not x.level else None
-        )
+        got = cx.index.target(x, importer, path) or (x.module if not x.level else None)
         if got == wanted:
             return x.line
     return None
