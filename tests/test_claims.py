@@ -218,3 +218,33 @@ def test_a_move_claim_is_answered_by_the_rename_it_describes():
     # a rename the text does not name answers nothing
     claims = by_id(claims_of(title, "", [unrelated], "pure-refactor"))
     assert claims["moved"]["status"] == "not-checkable"
+
+
+def test_subjects_that_are_claims_are_checked():
+    # issue 32 §4: these got "No checkable claim".
+    dead = Finding("code.dead-removed", "pkg/a.py", 4, "_helper", "dead", {"proven": True})
+    for title in (
+        "Remove unused private function",
+        "Removed an unused internal class",
+        "Remove unused get_foo()",
+    ):
+        assert (
+            by_id(claims_of(title, "", [dead], "pure-refactor"))["dead-code"]["status"]
+            == "supported"
+        )
+    sunk = Finding("import.sunk", "pkg/a.py", 9, "torch", "sunk")
+    for title in ("Lazy import of torch", "make torch import lazy"):
+        assert (
+            by_id(claims_of(title, "", [sunk], "pure-refactor"))["made-lazy"]["status"]
+            == "supported"
+        )
+    hoisted = Finding("import.hoisted", "pkg/a.py", 1, "torch", "hoisted")
+    assert (
+        by_id(claims_of("make torch import lazy", "", [hoisted], "pure-refactor"))["made-lazy"][
+            "status"
+        ]
+        == "contradicted"
+    )
+    assert "moved" in by_id(claims_of("Move `name` to utils", "", [], "pure-refactor"))
+    kept = by_id(claims_of("tidy", "Two lazy imports are kept on purpose.", [], "pure-refactor"))
+    assert "kept-lazy" in kept and "made-lazy" not in kept
