@@ -262,6 +262,8 @@ def _in_loop(cid: str, quote: str, findings: list[Finding], verdict: str) -> _An
                 "loop": fd.details.get("loop"),
                 "before": fd.details.get("before"),
                 "after": fd.details.get("after"),
+                # At most this many ran in one iteration (exclusive branches).
+                "per_iteration": fd.details.get("per_iteration_before", fd.details.get("before")),
             }
             for fd in loops
         ]
