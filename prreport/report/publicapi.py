@@ -1,0 +1,50 @@
+"""The Public API section: what callers of the changed library packages can no longer do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from prreport.findings import Finding
+
+# The analyzer's name in ``[analysis] disabled``.
+ANALYZER = "public-api"
+_FACT_KEYS = ("side", "parameter", "before", "after", "moved_to")
+
+
+def public_api_of(findings: Sequence[Finding], disabled: Sequence[str]) -> dict[str, Any]:
+    """``status``: ``changed`` (the list), ``unchanged`` (the packages compared), ``unchecked``
+    (a changed module could not be read), ``no-public-change`` (no public library module
+    changed) or ``disabled``; each change as its witness reads it (finding kind, name, where)."""
+    if ANALYZER in disabled:
+        return {"status": "disabled", "changes": [], "packages": [], "unchecked": []}
+    changes = [
+        {
+            "finding": fd.kind,
+            "symbol": fd.symbol,
+            "path": fd.path,
+            "line": fd.line,
+            **{k: str(fd.details.get(k) or "") for k in _FACT_KEYS},
+        }
+        for fd in findings
+        if fd.kind.startswith("api.") and fd.kind not in ("api.unchanged", "api.unchecked")
+    ]
+    kept = [
+        {"package": fd.symbol, "modules": list(fd.details.get("modules") or [])}
+        for fd in findings
+        if fd.kind == "api.unchanged"
+    ]
+    unchecked = [
+        {"path": fd.path, "reason": str(fd.details.get("reason", ""))}
+        for fd in findings
+        if fd.kind == "api.unchecked"
+    ]
+    if changes:
+        status = "changed"
+    elif unchecked:
+        status = "unchecked"
+    elif kept:
+        status = "unchanged"
+    else:
+        status = "no-public-change"
+    return {"status": status, "changes": changes, "packages": kept, "unchecked": unchecked}
