@@ -119,40 +119,77 @@ def context_wanted(sources: SourceFiles) -> frozenset[str]:
 
 def surface(sources: SourceFiles, path: str, side: str) -> str:
     """What of a module side its public API can depend on, as text: the names it binds at module
-    and class level, every signature, decorator, base and import, and the values of ``__all__``
-    and of name-to-name assignments (aliases); the bodies of functions are left out. Two sides
-    with the same surface have the same API, so the comparison need not load them."""
-    tree = sources.tree(path, side)
-    if tree is None:
+    and class level, every signature, decorator, base and import, and the whole of ``__all__``
+    and of name-to-name assignments (aliases); function bodies are left out. Two sides with the
+    same surface have the same API, so the comparison need not load them."""
+    tree, text = sources.tree(path, side), sources.text(path, side)
+    if tree is None or text is None:
         return ""
-    return sources.memo(path, side, "api-surface", lambda: "\n".join(_surface(tree.body)))
+    lines = text.splitlines()
+    return sources.memo(path, side, "api-surface", lambda: "\n".join(_surface(tree.body, lines)))
 
 
-def _surface(body: list[ast.stmt]) -> Iterator[str]:
+def _span(lines: list[str], start: int, end: int) -> str:
+    return " ".join(line.strip() for line in lines[start - 1 : end])
+
+
+def _surface(body: list[ast.stmt], lines: list[str]) -> Iterator[str]:
     for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            decorators = [ast.dump(d) for d in node.decorator_list]
-            yield f"def {node.name} {ast.dump(node.args)} {decorators}"
-        elif isinstance(node, ast.ClassDef):
-            heads = [ast.dump(x) for x in (*node.bases, *node.keywords, *node.decorator_list)]
-            yield f"class {node.name} {heads}"
-            yield from (f"  {line}" for line in _surface(node.body))
-            yield "end"
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield ast.dump(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            top = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            inner = node.body[0].lineno
+            yield _span(lines, top, inner - 1 if inner > node.lineno else node.lineno)
+            if isinstance(node, ast.ClassDef):
+                yield from _surface(node.body, lines)
+                yield "end"
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [ast.dump(t) for t in targets]
             alias = isinstance(node.value, (ast.Name, ast.Attribute))
             listed = any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
-            value = ast.dump(node.value) if node.value is not None and (alias or listed) else ""
-            yield f"= {names} {value}"
+            if alias or listed or not all(isinstance(t, ast.Name) for t in targets):
+                yield _span(lines, node.lineno, node.end_lineno or node.lineno)
+            else:
+                yield "= " + " ".join(t.id for t in targets if isinstance(t, ast.Name))
         elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
             # definitions made under a condition or in a ``try`` are names of the module too
             for block in ("body", "orelse", "finalbody"):
-                yield from _surface(getattr(node, block, []) or [])
+                yield from _surface(getattr(node, block, []) or [], lines)
             for handler in getattr(node, "handlers", []) or []:
-                yield from _surface(handler.body)
+                yield from _surface(handler.body, lines)
             yield f"block {type(node).__name__}"
         elif not isinstance(node, (ast.Expr, ast.Pass)):
-            yield ast.dump(node)  # anything else that may bind: compared whole
+            yield _span(lines, node.lineno, node.end_lineno or node.lineno)  # imports and the rest
+
+
+def signature_text(sources: SourceFiles, path: str, side: str) -> str | None:
+    """A module side's text with every function body blanked out to ``...`` on its first line:
+    the same signatures, classes, imports and module-level code on the same line numbers, a
+    fraction of the text to parse (the comparison reads no body)."""
+    text = sources.text(path, side)
+    tree = sources.tree(path, side)
+    if text is None or tree is None:
+        return text
+    lines = text.splitlines(keepends=True)
+    for node in _outer_functions(tree.body):
+        first = node.body[0]
+        start, end = first.lineno, node.end_lineno or first.lineno
+        if start <= node.lineno or lines[start - 1][: first.col_offset].strip():
+            continue  # a body on its header's line: left as it is
+        for i in range(start, min(end, len(lines))):
+            lines[i] = "\n"
+        lines[start - 1] = " " * first.col_offset + "...\n"
+    return "".join(lines)
+
+
+def _outer_functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Functions and methods not nested in a function (in classes and blocks too)."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+        elif isinstance(node, ast.ClassDef):
+            yield from _outer_functions(node.body)
+        elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _outer_functions(getattr(node, block, []) or [])
+            for handler in getattr(node, "handlers", []) or []:
+                yield from _outer_functions(handler.body)

@@ -37,6 +37,7 @@ from prreport.python.libraryfiles import (
     library_files,
     located,
     package_inits,
+    signature_text,
     surface,
 )
 from prreport.python.sources import SourceFiles
@@ -109,7 +110,8 @@ def compare_public_api(sources: SourceFiles, scope: str = "declared") -> ApiComp
         if b is not None and a is not None and b.module == a.module:
             if surface(sources, f.before_path, "before") == surface(sources, f.path, "after"):
                 continue  # only bodies changed: the same API, nothing to load
-        old_text, new_text = sources.text(f.before_path, "before"), sources.text(f.path, "after")
+        old_text = signature_text(sources, f.before_path, "before")
+        new_text = signature_text(sources, f.path, "after")
         if b is not None and old_text is not None:
             before[b.path] = (b, old_text)
         if a is not None and new_text is not None:
@@ -121,7 +123,7 @@ def compare_public_api(sources: SourceFiles, scope: str = "declared") -> ApiComp
     mods = [m for m, _t in (*before.values(), *after.values())]
     changed_paths = {f.path for f in bundle.files} | {f.before_path for f in bundle.files}
     for init in sorted(package_inits(mods, heads) - changed_paths):
-        text = sources.text(init, "head")
+        text = signature_text(sources, init, "head")
         where = located(init, heads)
         if text is not None and where is not None:
             before[init] = after[init] = (where, text)
