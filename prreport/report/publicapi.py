@@ -6,16 +6,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from prreport.findings import Finding
+from prreport.report.model import FileEntry
 
 # The analyzer's name in ``[analysis] disabled``.
 ANALYZER = "public-api"
 _FACT_KEYS = ("side", "parameter", "before", "after", "moved_to")
 
 
-def public_api_of(findings: Sequence[Finding], disabled: Sequence[str]) -> dict[str, Any]:
+def public_api_of(
+    findings: Sequence[Finding], disabled: Sequence[str], files: Sequence[FileEntry]
+) -> dict[str, Any]:
     """``status``: ``changed`` (the list), ``unchanged`` (the packages compared), ``unchecked``
-    (a changed module could not be read), ``no-public-change`` (no public library module
-    changed) or ``disabled``; each change as its witness reads it (finding kind, name, where)."""
+    (a changed module could not be read), ``not-compared`` (library Python files changed but no
+    comparison speaks of them: scripts, examples, tool files), ``no-public-change`` (only private
+    modules, tests or other files changed) or ``disabled``; each change as its witness reads it."""
     if ANALYZER in disabled:
         return {"status": "disabled", "changes": [], "packages": [], "unchecked": []}
     changes = [
@@ -45,6 +49,15 @@ def public_api_of(findings: Sequence[Finding], disabled: Sequence[str]) -> dict[
         status = "unchecked"
     elif kept:
         status = "unchanged"
+    elif any(_public_source(f) for f in files):
+        status = "not-compared"
     else:
         status = "no-public-change"
     return {"status": status, "changes": changes, "packages": kept, "unchecked": unchecked}
+
+
+def _public_source(f: FileEntry) -> bool:
+    """A changed library Python file with no private (``_``) directory or module name."""
+    parts = f.path.split("/")
+    private = any(p.startswith("_") and p != "__init__.py" for p in parts)
+    return f.category == "source" and f.path.endswith(".py") and not private
