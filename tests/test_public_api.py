@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 from prreport.config import Config, GitConfig
@@ -157,7 +158,8 @@ def test_a_class_moved_with_a_re_export_left_is_no_change(tmp_path: Path):
     assert api["status"] == "unchanged"
     assert api["packages"][0]["package"] == "shop"
     md = render_markdown(an.model, "en")
-    assert "# Public API\n\nUnchanged: no public name of `shop` was removed" in md
+    assert "# Public API\n\nUnchanged: no name `shop` declares public" in md
+    assert "未变：`shop` 声明为公共的名称" in render_markdown(an.model, "zh")
 
 
 def test_a_rename_that_keeps_the_old_name_as_an_alias_is_no_change(tmp_path: Path):
@@ -407,3 +409,26 @@ def test_which_files_are_library_api():
         "../escape.py",
     ):
         assert located(path, heads) is None, path
+
+
+def test_a_module_griffe_cannot_read_is_unchecked_never_removed(tmp_path: Path):
+    # PEP 695 syntax: prreport reads it on any Python (the parse door lowers it); griffe parses
+    # with the running Python, so before 3.12 it cannot read the after side.
+    base = {
+        **BASE,
+        "src/shop/picks.py": '__all__ = ["first"]\n\n\ndef first(items):\n    return items[0]\n',
+    }
+    change = {
+        "src/shop/picks.py": '__all__ = ["first"]\n\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n'
+    }
+    an = _run(tmp_path, change, base)
+    assert _api(an) == []
+    unchecked = [f for f in an.model.findings if f.kind == "api.unchecked"]
+    if sys.version_info < (3, 12):
+        assert [(f.path, f.details["reason"]) for f in unchecked] == [
+            ("src/shop/picks.py", "after-unreadable")
+        ]
+        assert an.model.public_api["status"] == "unchecked"
+        assert "Not compared: `src/shop/picks.py`" in render_markdown(an.model, "en")
+    else:
+        assert unchecked == []

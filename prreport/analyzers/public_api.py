@@ -53,6 +53,8 @@ class PublicApiAnalyzer(Analyzer):
             broken.add(b.name.split(".")[0])
             yield _finding(b)
         for path, why in result.unchecked:
+            if not path:
+                continue  # nothing of the repository to point at (a namespace package)
             yield Finding(
                 "api.unchecked",
                 path,

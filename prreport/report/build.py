@@ -110,7 +110,7 @@ def build_model(
         source=bundle.source,
         breakdown=breakdown_of(bundle, findings, files, review),
         claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
-        public_api=public_api_of(live, config.analysis.disabled, files),
+        public_api=public_api_of(live, config.analysis.disabled, files, config.analysis.public_api),
     )
 
 

@@ -14,14 +14,20 @@ _FACT_KEYS = ("side", "parameter", "before", "after", "moved_to")
 
 
 def public_api_of(
-    findings: Sequence[Finding], disabled: Sequence[str], files: Sequence[FileEntry]
+    findings: Sequence[Finding], disabled: Sequence[str], files: Sequence[FileEntry], scope: str
 ) -> dict[str, Any]:
     """``status``: ``changed`` (the list), ``unchanged`` (the packages compared), ``unchecked``
     (a changed module could not be read), ``not-compared`` (library Python files changed but no
     comparison speaks of them: scripts, examples, tool files), ``no-public-change`` (only private
     modules, tests or other files changed) or ``disabled``; each change as its witness reads it."""
     if ANALYZER in disabled:
-        return {"status": "disabled", "changes": [], "packages": [], "unchecked": []}
+        return {
+            "status": "disabled",
+            "scope": scope,
+            "changes": [],
+            "packages": [],
+            "unchecked": [],
+        }
     changes = [
         {
             "finding": fd.kind,
@@ -53,7 +59,13 @@ def public_api_of(
         status = "not-compared"
     else:
         status = "no-public-change"
-    return {"status": status, "changes": changes, "packages": kept, "unchecked": unchecked}
+    return {
+        "status": status,
+        "scope": scope,
+        "changes": changes,
+        "packages": kept,
+        "unchecked": unchecked,
+    }
 
 
 def _public_source(f: FileEntry) -> bool:
