@@ -150,14 +150,14 @@ class _Snapshot:
         import griffe
 
         self.repo_path: dict[str, str] = {}  # written file -> repository path
-        self.written: set[str] = set()  # dotted modules written
+        self.written: dict[str, str] = {}  # dotted modules written -> repository path
         roots: list[str] = []
         for m, text in files.values():
             target = base / m.root / m.rel if m.root else base / m.rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             self.repo_path[str(target.resolve())] = m.path
-            self.written.add(m.module)
+            self.written[m.module] = m.path
             if m.root not in roots:
                 roots.append(m.root)
         search = [base / r if r else base for r in sorted(roots)]
@@ -173,6 +173,8 @@ class _Snapshot:
                 except Exception:  # griffe could not read it: not compared (``unchecked``)
                     continue
         self.loader.resolve_aliases(implicit=False, external=False)
+        # written but not loaded: griffe could not read it (a log record, not an exception)
+        self.unread = sorted(p for m, p in self.written.items() if self.get(m) is None)
 
     def where(self, obj: Any) -> tuple[str, int | None]:
         """Repository path and line of a griffe object (its module's file)."""
@@ -199,18 +201,19 @@ def _compare(
 
     breaks: list[ApiBreak] = []
     unchecked: list[tuple[str, str]] = []
+    unchecked += [(p, "before-unreadable") for p in old.unread]
+    unchecked += [(p, "after-unreadable") for p in new.unread]
     for top, old_pkg in sorted(old.packages.items()):
         new_pkg = new.packages.get(top)
         if new_pkg is None and top in new.tops:
-            unchecked.append((old.where(old_pkg)[0], "after-unreadable"))
-            continue
+            continue  # not read on the after side: unchecked, not removed
         if new_pkg is None:
             # none of the package's files is left: the package itself is the removed name
-            gone = _removed(old_pkg, old, new, unchecked)
+            gone = _removed(old_pkg, old, new)
             breaks += [gone] if gone is not None and not declared else []
             continue
         for b in griffe.find_breaking_changes(old_pkg, new_pkg):
-            kept = _kept(b, old, new, unchecked)
+            kept = _kept(b, old, new)
             if kept is None:
                 continue
             public = _declared_as(kept.name, old) if declared else kept.name
@@ -271,16 +274,14 @@ def _object_kind(obj: Any) -> str:
         return "alias"
 
 
-def _kept(
-    b: Any, old: _Snapshot, new: _Snapshot, unchecked: list[tuple[str, str]]
-) -> ApiBreak | None:
+def _kept(b: Any, old: _Snapshot, new: _Snapshot) -> ApiBreak | None:
     """Our fact for one griffe breakage, or None when it is not one a caller can observe."""
     kind = _KINDS.get(b.kind.name)
     obj = b.obj
     if kind is None or "__main__" in str(obj.path).split("."):
         return None
     if kind == "removed":
-        return _removed(obj, old, new, unchecked)
+        return _removed(obj, old, new)
     path, line = new.where(obj)
     if not path:
         return None
@@ -332,18 +333,14 @@ def _positions(details: str) -> tuple[str, str]:
     return "", ""
 
 
-def _removed(
-    obj: Any, old: _Snapshot, new: _Snapshot, unchecked: list[tuple[str, str]]
-) -> ApiBreak | None:
+def _removed(obj: Any, old: _Snapshot, new: _Snapshot) -> ApiBreak | None:
     dotted = str(obj.path)
     path, line = old.where(obj)
     if not path:
         return None
     is_module = not obj.is_alias and obj.is_module
     if is_module and dotted in new.written:
-        # written on the after side, yet not loaded: griffe could not read it
-        unchecked.append((path, "after-unreadable"))
-        return None
+        return None  # written on the after side, yet not loaded: unchecked, not removed
     if not obj.is_alias and "instance-attribute" in set(getattr(obj, "labels", ()) or ()):
         return None  # ``self.x`` may now be set by a method griffe does not read
     parent = new.get(str(obj.parent.path)) if obj.parent is not None else None
