@@ -119,28 +119,34 @@ def context_wanted(sources: SourceFiles) -> frozenset[str]:
 
 def surface(sources: SourceFiles, path: str, side: str) -> str:
     """What of a module side its public API can depend on, as text: the names it binds at module
-    and class level, every signature, decorator, base and import, and the whole of ``__all__``
-    and of name-to-name assignments (aliases); function bodies are left out. Two sides with the
+    and class level, every signature, decorator and base, its imports where they may be exports,
+    and the whole of ``__all__`` and of name-to-name assignments (aliases); function bodies are
+    left out. Two sides with the
     same surface have the same API, so the comparison need not load them."""
     tree, text = sources.tree(path, side), sources.text(path, side)
     if tree is None or text is None:
         return ""
     lines = text.splitlines()
-    return sources.memo(path, side, "api-surface", lambda: "\n".join(_surface(tree.body, lines)))
+    # An import is public only where it is exported: listed in an ``__all__``, or re-exported
+    # by a package ``__init__``; elsewhere imports are no part of the module's API.
+    imports = path.endswith("__init__.py") or "__all__" in text
+    return sources.memo(
+        path, side, "api-surface", lambda: "\n".join(_surface(tree.body, lines, imports))
+    )
 
 
 def _span(lines: list[str], start: int, end: int) -> str:
     return " ".join(line.strip() for line in lines[start - 1 : end])
 
 
-def _surface(body: list[ast.stmt], lines: list[str]) -> Iterator[str]:
+def _surface(body: list[ast.stmt], lines: list[str], imports: bool) -> Iterator[str]:
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             top = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             inner = node.body[0].lineno
             yield _span(lines, top, inner - 1 if inner > node.lineno else node.lineno)
             if isinstance(node, ast.ClassDef):
-                yield from _surface(node.body, lines)
+                yield from _surface(node.body, lines, imports)
                 yield "end"
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -153,10 +159,12 @@ def _surface(body: list[ast.stmt], lines: list[str]) -> Iterator[str]:
         elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
             # definitions made under a condition or in a ``try`` are names of the module too
             for block in ("body", "orelse", "finalbody"):
-                yield from _surface(getattr(node, block, []) or [], lines)
+                yield from _surface(getattr(node, block, []) or [], lines, imports)
             for handler in getattr(node, "handlers", []) or []:
-                yield from _surface(handler.body, lines)
+                yield from _surface(handler.body, lines, imports)
             yield f"block {type(node).__name__}"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and not imports:
+            continue
         elif not isinstance(node, (ast.Expr, ast.Pass)):
             yield _span(lines, node.lineno, node.end_lineno or node.lineno)  # imports and the rest
 
