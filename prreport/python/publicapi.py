@@ -123,9 +123,10 @@ def compare_public_api(sources: SourceFiles, scope: str = "declared") -> ApiComp
     mods = [m for m, _t in (*before.values(), *after.values())]
     changed_paths = {f.path for f in bundle.files} | {f.before_path for f in bundle.files}
     for init in sorted(package_inits(mods, heads) - changed_paths):
-        text = signature_text(sources, init, "head")
+        # an ``__init__.py`` the source did not read stands empty: the package is still one
+        text = signature_text(sources, init, "head") or ""
         where = located(init, heads)
-        if text is not None and where is not None:
+        if where is not None:
             before[init] = after[init] = (where, text)
     with tempfile.TemporaryDirectory(prefix="prreport-api-") as tmp:
         old = _Snapshot(Path(tmp) / "before", before, tops)
