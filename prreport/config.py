@@ -83,6 +83,10 @@ class AnalysisConfig:
     max_followups: int = 10
     first_party: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
+    # Which public names the Public API check holds a PR to: "declared" (listed in the module's
+    # ``__all__``, re-exported by a package ``__init__``, or defined in the top-level one) or
+    # "names" (griffe's conventions: every name without a leading underscore).
+    public_api: str = "declared"
     heavy_packages: tuple[str, ...] = (
         "torch", "tensorflow", "triton", "jax", "transformers", "vllm", "deepspeed", "numpy",
         "scipy", "pandas", "matplotlib", "sklearn", "cv2", "numba", "cupy", "flash_attn",
@@ -145,6 +149,7 @@ _INT_RANGES: dict[tuple[str, str], tuple[int, int]] = {
 _CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("report", "source"): SOURCES,
     ("report", "lang"): LANGS,
+    ("analysis", "public_api"): ("declared", "names"),
 }
 _ENV_ALIASES = {"GITHUB_API_URL": ("github", "api_url")}
 

@@ -20,6 +20,17 @@ from prreport.errors import ConfigError
 # Every finding kind an analyzer can produce: the public JSON interface (DESIGN §2).
 # tests/test_cli_gate.py checks that the analyzers emit no other kind.
 FINDING_KINDS: tuple[str, ...] = (
+    "api.base-removed",
+    "api.default-changed",
+    "api.kind-changed",
+    "api.parameter-added",
+    "api.parameter-kind-changed",
+    "api.parameter-moved",
+    "api.parameter-removed",
+    "api.parameter-required",
+    "api.removed",
+    "api.unchanged",
+    "api.unchecked",
     "behavior.changed",
     "behavior.unchanged",
     "code.branches-collapsed",

@@ -28,6 +28,7 @@ REPORT_HEADINGS = {
     "Key source snippets",
     "Review highlights",
     "Risks and impact",
+    "Public API",
     "Claims checked",
     "Related PRs",
     "Diagnostics",

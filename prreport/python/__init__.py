@@ -38,6 +38,9 @@ Modules and imports
 - ``modules``: dotted module names <-> repository paths (first-party resolution).
 - ``moduleimports``: the imports a module runs when it is imported.
 - ``importobjects``: what an import binding loads (a module, or the definition behind a name).
+- ``publicapi``: the public API of the changed packages before and after, and what broke for
+  callers (the one door to griffe).
+- ``libraryfiles``: which changed files are library API, as modules below their source roots.
 - ``importmoves``: import bindings paired across the change (hoisted, sunk, moved, added...).
 - ``importgraph``: what a new module-level import newly runs, and whether it reaches back.
 - ``newloads``: the first-party modules a change newly loads at import time, with their walks.

@@ -175,6 +175,7 @@ _PER_SIDE = frozenset(
         "optional-flags",
         "if-tests",
         "module-imports",
+        "api-surface",
     }
 )
 # Deepest syntax tree the analyzers are asked to walk once one of them ran out of recursion:

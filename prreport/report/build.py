@@ -13,6 +13,7 @@ from prreport.report.facts import moved_out_of
 from prreport.report.files import file_entries, file_order
 from prreport.report.ledger import ledger_of
 from prreport.report.model import ReportModel, Summary
+from prreport.report.publicapi import public_api_of
 from prreport.report.reconcile import account, accounted, confirm_by_behavior
 from prreport.report.related import related_of
 from prreport.report.review import review_facts
@@ -110,6 +111,7 @@ def build_model(
         source=bundle.source,
         breakdown=breakdown_of(bundle, findings, files, review),
         claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
+        public_api=public_api_of(live, config.analysis.disabled, files, config.analysis.public_api),
     )
 
 

@@ -67,6 +67,7 @@ class ReportModel:
     source: str
     breakdown: dict[str, Any] = field(default_factory=dict)
     claims: tuple[dict[str, Any], ...] = ()
+    public_api: dict[str, Any] = field(default_factory=dict)
     schema: str = REPORT_SCHEMA
 
     def to_json(self) -> dict[str, Any]:

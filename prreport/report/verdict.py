@@ -110,6 +110,7 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
             "path": fd.path,
             "line": fd.line,
             "symbol": fd.symbol,
+            **_api_facts(fd),
         }
         for fd in findings
         if _witness_by_itself(fd)
@@ -161,6 +162,15 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
         for w in witnesses(hunks, _refactored_names(findings))
     ]
     return sorted(out, key=lambda w: (w["path"], w["line"] or 0, w["kind"]))
+
+
+def _api_facts(fd: Finding) -> dict[str, Any]:
+    """What a public API change's witness says: the side its line is on, the parameter, the old
+    and new value, where a removed name is defined now."""
+    if not fd.kind.startswith("api."):
+        return {}
+    keys = ("side", "parameter", "before", "after", "moved_to")
+    return {k: str(fd.details.get(k) or "") for k in keys}
 
 
 def mark_witnessed(fd: Finding, witnessed: Sequence[dict[str, Any]]) -> Finding:
