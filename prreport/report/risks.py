@@ -102,7 +102,16 @@ def _implicit_call_removed(x: RiskInput) -> Evidence:
 
 
 def _unresolved_name(x: RiskInput) -> Evidence:
-    return [evidence(fd) for fd in x.of("names.unresolved")]
+    # An import left on a module the PR deleted says which statement fails and why.
+    return [
+        evidence(
+            fd,
+            statement=fd.details.get("statement", ""),
+            removed_path=fd.details.get("removed_path", ""),
+            renamed_to=fd.details.get("renamed_to", ""),
+        )
+        for fd in x.of("names.unresolved")
+    ]
 
 
 def _refactor_not_equivalent(x: RiskInput) -> Evidence:
