@@ -81,6 +81,10 @@ class AnalysisConfig:
 
     cycle_depth: int = 4
     max_followups: int = 10
+    # One changed file's budget: its estimated syntax-tree memory (MiB) and the analysis time
+    # (seconds) a run spends before leaving its largest file unanalysed.
+    max_file_memory: int = 1024
+    max_file_seconds: int = 120
     first_party: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
     heavy_packages: tuple[str, ...] = (
@@ -137,6 +141,8 @@ _INT_RANGES: dict[tuple[str, str], tuple[int, int]] = {
     ("github", "retries"): (0, 100),
     ("analysis", "cycle_depth"): (1, 100),
     ("analysis", "max_followups"): (0, 10_000),
+    ("analysis", "max_file_memory"): (1, 2**20),
+    ("analysis", "max_file_seconds"): (1, 86_400),
     ("digest", "workers"): (1, 256),
 }
 
