@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from prreport.analyzers import collect_requests, run_analyzers, selected
-from prreport.bundle import PullRequestBundle, analysable
+from prreport.bundle import PullRequestBundle, analysable, python_line_ends
 from prreport.config import AnalysisConfig, Config
 from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
@@ -75,7 +75,7 @@ def _gather(source: Source, config: Config) -> Gathered:
     analyzers = selected(config.analysis)
     # Analyzers plan on what they will analyse: no text of a file with an unread side, none of
     # a file over its budget (never parsed: its trees alone would exceed the memory budget).
-    view = analysable(within_budget(bundle, config.analysis))
+    view = analysable(_prepared(bundle, config.analysis))
     sources = SourceFiles(view)
     for _ in range(_MAX_CONTEXT_ROUNDS):
         if sources.bundle is not view:
@@ -96,7 +96,7 @@ def _gather(source: Source, config: Config) -> Gathered:
         bundle = dataclasses.replace(
             bundle, context_files=context, references=references, reference_scope=scope
         )
-        view = analysable(within_budget(bundle, config.analysis))
+        view = analysable(_prepared(bundle, config.analysis))
     if sources.bundle is not view:
         sources = _sources_for(view, sources)
     return Gathered(bundle, sources)
@@ -162,7 +162,7 @@ def _analyse(
     analyzers = selected(config.analysis)
     # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
     original = subject.bundle if isinstance(subject, Gathered) else subject
-    bundle = within_budget(original, config.analysis, slow)
+    bundle = _prepared(original, config.analysis, slow)
     # No finding may use a side that was not read: the analyzers see no text of such a file.
     view = analysable(bundle)
     if isinstance(subject, Gathered):
@@ -189,6 +189,13 @@ _TREE_BYTES_PER_CHAR = 140
 # smaller ones are never the reason (the largest standard-library module is about 300 KB).
 _SLOW_FILE_CHARS = 256 * 1024
 OVER_BUDGET = "over the analysis budget"
+
+
+def _prepared(
+    bundle: PullRequestBundle, config: AnalysisConfig, slow: tuple[str, ...] = ()
+) -> PullRequestBundle:
+    """The bundle as the analysis reads it: Python's line numbering, each file within budget."""
+    return within_budget(python_line_ends(bundle), config, slow)
 
 
 def within_budget(
