@@ -171,6 +171,15 @@ MALFORMED = {
         PULL_PATH + "/files",
     ),
     "files-null": (PULL + "/files", b"null", {}, "/pulls/35980/files"),
+    # Hardening II G9: an object where a list belongs ("internal error: AttributeError").
+    "files-object": (
+        PULL + "/files",
+        b'{"message": "Moved Permanently", "files": [{"filename": "a.py"}]}',
+        {},
+        PULL_PATH + "/files",
+    ),
+    "reviews-object": (PULL + "/reviews", b'{"reviews": []}', {}, PULL_PATH + "/reviews"),
+    "commits-object": (PULL + "/commits", b'{"commits": []}', {}, PULL_PATH + "/commits"),
     "tree-is-a-string": (R + r"/git/trees" + SHA, b'"tree"', {}, "/git/trees/"),
     "check-runs-null": (
         R + r"/commits" + SHA + r"/check-runs",
@@ -194,3 +203,28 @@ def test_malformed_answer_is_one_error_line_naming_the_endpoint(server, tmp_path
     proc, _elapsed = _run(server, tmp_path, retries="0")
     _one_error_line(proc, endpoint)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+# -- Hardening II G16: a service that is down is not a rate limit; a missing blob is no missing PR
+
+
+def test_a_503_with_retry_after_says_unavailable_not_rate_limited(server, tmp_path):
+    malformed(
+        server,
+        PULL,
+        b'{"message": "Service Unavailable"}',
+        status=503,
+        headers={"Retry-After": "3600"},
+    )
+    proc, elapsed = _run(server, tmp_path, retries="1")
+    line = _one_error_line(proc, "is unavailable (503) while reading the pull request")
+    assert "asks to retry after 3600 s" in line and "rate limit" not in line
+    assert elapsed < 30
+
+
+def test_a_blob_404_names_the_blob_not_a_missing_pull_request(server, tmp_path):
+    malformed(server, R + r"/git/blobs" + SHA, b'{"message": "Not Found"}', status=404)
+    server.inject("500", match="/graphql")  # the texts come from the REST blobs then
+    proc, _elapsed = _run(server, tmp_path, retries="0")
+    line = _one_error_line(proc, "GitHub has no blob ")
+    assert "no pull request" not in line and "mooncake/conn.py" in line

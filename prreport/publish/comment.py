@@ -139,6 +139,7 @@ class CommentPublisher:
 
         from prreport.sources.github.client import (
             MALFORMED_ANSWER,
+            ServiceUnavailable,
             malformed_error,
             rate_limit_wait_text,
         )
@@ -151,6 +152,11 @@ class CommentPublisher:
             )
         if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
             return malformed_error(exc, f"{doing} on {where}", self._gh.requester.base_url)
+        if isinstance(exc, ServiceUnavailable):
+            return GitHubError(
+                f"GitHub is unavailable ({exc.status}) while {doing} on {where} and asks to retry "
+                f"after {exc.wait:.0f} s, more than the run's wait budget has left: try again later"
+            )
         if isinstance(exc, RateLimitExceededException):
             return GitHubError(
                 f"GitHub API rate limit exhausted while {doing} on {where}: {rate_limit_wait_text(exc)}"

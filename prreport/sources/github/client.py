@@ -119,6 +119,15 @@ def _retry_after(response: Any) -> float | None:
     return None if parsed is None else max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
+class ServiceUnavailable(GithubException):
+    """A 5xx whose ``Retry-After`` asks for a longer wait than the run has left: the service is
+    down for now, not a rate limit (``wait``: the seconds asked for)."""
+
+    def __init__(self, status: int, headers: dict[str, str], wait: float) -> None:
+        super().__init__(status, {"message": "service unavailable"}, headers)
+        self.wait = wait
+
+
 class _BudgetRetry(GithubRetry):
     """GithubRetry whose rate-limit sleeps all come out of one ``WaitBudget``."""
 
@@ -144,6 +153,8 @@ class _BudgetRetry(GithubRetry):
             return
         if not self.budget.take(wait):
             headers = dict(getattr(response, "headers", None) or {})
+            if status is not None and status >= 500:  # 503 + Retry-After: down, not rate limited
+                raise ServiceUnavailable(status, headers, wait)
             raise RateLimitExceededExceedsMaxWait(
                 status or 403, {"message": "rate limit wait budget used up"}, headers, wait=wait
             )
@@ -206,6 +217,12 @@ def api_error(
         )
     if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
         return malformed_error(exc, doing, api_url)
+    if isinstance(exc, ServiceUnavailable):
+        return GitHubError(
+            f"GitHub API at {api_url} is unavailable ({exc.status}) while {doing} on {repo} and "
+            f"asks to retry after {exc.wait:.0f} s, more than the run's wait budget "
+            "(github.max_rate_limit_wait) has left: try again later"
+        )
     if isinstance(exc, RateLimitExceededException):
         return GitHubError(
             f"GitHub API rate limit exhausted while {doing} on {repo}: {rate_limit_wait_text(exc)}"
