@@ -72,6 +72,9 @@ class GitHubConfig:
     max_rate_limit_wait: int = 60
     timeout: int = 30
     retries: int = 3
+    # Seconds one client (a PR's source, a publisher) may spend waiting on the network in all:
+    # every request, retry, backoff and rate-limit wait draws on it.
+    deadline: int = 120
     related_window_days: int = 60
 
 
@@ -139,6 +142,7 @@ _INT_RANGES: dict[tuple[str, str], tuple[int, int]] = {
     ("github", "max_rate_limit_wait"): (0, 86_400),
     ("github", "timeout"): (1, 3_600),
     ("github", "retries"): (0, 100),
+    ("github", "deadline"): (1, 86_400),
     ("analysis", "cycle_depth"): (1, 100),
     ("analysis", "max_followups"): (0, 10_000),
     ("analysis", "max_file_memory"): (1, 2**20),

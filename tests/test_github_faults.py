@@ -228,3 +228,24 @@ def test_a_blob_404_names_the_blob_not_a_missing_pull_request(server, tmp_path):
     proc, _elapsed = _run(server, tmp_path, retries="0")
     line = _one_error_line(proc, "GitHub has no blob ")
     assert "no pull request" not in line and "mooncake/conn.py" in line
+
+
+# -- Hardening II G11: one deadline for a run's network waits ---------------------------------
+
+
+def test_a_stalling_endpoint_stops_at_the_network_deadline(server, tmp_path):
+    # Each attempt times out after 1 s and is retried 3 times, with backoff: about 5 s without
+    # a deadline (124 s with the defaults); the deadline of 3 s ends it, naming the endpoint.
+    server.inject("slow", match="/pulls/35980/files", delay=8)
+    proc, elapsed = _run(server, tmp_path, timeout="1", retries="3", deadline="3")
+    line = _one_error_line(proc, "the network deadline (github.deadline = 3 s) passed")
+    assert "GET /repos/sgl-project/sglang/pulls/35980/files" in line, line
+    assert elapsed < 8, elapsed
+
+
+def test_a_rate_limit_wait_past_the_network_deadline_fails_at_once(server, tmp_path):
+    server.inject("secondary-rate-limit", delay=20, times=1)  # Retry-After: 20 s
+    proc, elapsed = _run(server, tmp_path, max_rate_limit_wait="60", deadline="10")
+    line = _one_error_line(proc, "the network deadline (github.deadline = 10 s) passed")
+    assert "GitHub asks for a 20 s wait, which does not fit" in line, line
+    assert elapsed < 8, elapsed

@@ -140,10 +140,11 @@ class CommentPublisher:
         from prreport.sources.github.client import (
             MALFORMED_ANSWER,
             ServiceUnavailable,
+            deadline_error,
             malformed_error,
             rate_limit_wait_text,
         )
-        from prreport.sources.github.http import PageCapReached
+        from prreport.sources.github.http import NetworkDeadlineReached, PageCapReached
 
         where = f"{self.repo_name}#{number}"
         if isinstance(exc, PageCapReached):
@@ -152,6 +153,8 @@ class CommentPublisher:
             )
         if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
             return malformed_error(exc, f"{doing} on {where}", self._gh.requester.base_url)
+        if isinstance(exc, NetworkDeadlineReached):
+            return deadline_error(exc, doing, str(self._gh.requester.base_url))
         if isinstance(exc, ServiceUnavailable):
             return GitHubError(
                 f"GitHub is unavailable ({exc.status}) while {doing} on {where} and asks to retry "

@@ -27,12 +27,18 @@ from prreport.errors import GitHubError
 from prreport.sources.github.client import (
     MALFORMED_ANSWER,
     ServiceUnavailable,
+    deadline_error,
     malformed_error,
     new_client,
     request_deadline,
     retry_status,
 )
-from prreport.sources.github.http import PageCapReached, cache_namespace, page_cap
+from prreport.sources.github.http import (
+    NetworkDeadlineReached,
+    PageCapReached,
+    cache_namespace,
+    page_cap,
+)
 
 T = TypeVar("T")
 
@@ -117,6 +123,8 @@ class PullRequestApi:
                 f"the run's github.max_rate_limit_wait budget ({self.config.max_rate_limit_wait} s in all): rerun then"
                 + ("" if self.token else ", or set GITHUB_TOKEN for a higher limit")
             ) from None
+        except NetworkDeadlineReached as exc:
+            raise deadline_error(exc, what, self.api_url) from None
         except ServiceUnavailable as exc:
             raise GitHubError(
                 f"GitHub API at {self.api_url} is unavailable ({exc.status}) while {what} for "
