@@ -164,7 +164,10 @@ def _locked(directories: list[Path]) -> Iterator[None]:
                 break
             fd = os.open(d, os.O_RDONLY)
             fds.append(fd)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                pass  # a file system without locks (some NFS): the renames stay atomic each
         yield
     finally:
         for fd in reversed(fds):

@@ -134,3 +134,14 @@ def test_every_output_spells_the_invisible_characters():
             assert ch not in out and "a" in out
         text = terminal_json(json.dumps({"k": f"a{ch}b"}, ensure_ascii=False))
         assert ch not in text and json.loads(text) == {"k": f"a{ch}b"}
+
+
+def test_joiners_that_text_needs_and_prose_files_are_not_reported(tmp_path: Path):
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # an emoji ZWJ sequence
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a ZWNJ Persian needs
+    head = {
+        "pkg/auth.py": f"def validate(user):\n    return user.is_admin  # {family} {persian}\n",
+        "README.md": "# Title \u200b\u202e hidden in prose\n",
+    }
+    a = _run(tmp_path, _BASE, head)
+    assert not [f for f in a.findings if f.kind.startswith("unicode.")]

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import FileChange, PullRequestBundle
+from prreport.classify import category
 from prreport.findings import Finding
 from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
@@ -111,13 +112,34 @@ class UnicodeAnalyzer(Analyzer):
         out: list[Finding] = []
         for f in bundle.files:
             text = f.after
-            if f.binary or text is None or text.isascii():
+            # Prose (docs) may need joiners (emoji sequences, Persian, Indic scripts); code may not.
+            if f.binary or text is None or text.isascii() or category(f.path) in _PROSE:
                 continue
             wanted = _lines_of(sources, f)
             out.extend(_hidden(f.path, text, wanted))
-            if f.path.endswith((".py", ".pyi")):
+            if f.path.endswith((".py", ".pyi")) and _may_hold_names(text, wanted):
                 out.extend(_confusables(f.path, text, wanted))
         return sorted(out, key=Finding.sort_key)
+
+
+_PROSE = ("docs", "data")
+# A non-ASCII letter: what a confusable identifier needs (the tokenizer runs only then).
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def _may_hold_names(text: str, wanted: set[int] | None) -> bool:
+    """Whether a changed line has a non-ASCII letter (else no identifier on it can be one)."""
+    for n, row in enumerate(split_lines(text), 1):
+        if (wanted is None or n in wanted) and not row.isascii():
+            if any(not ch.isascii() and _LETTER.match(ch) for ch in row):
+                return True
+    return False
+
+
+def _joiner_in_text(row: str, at: int) -> bool:
+    """A zero-width (non-)joiner right after a non-ASCII character: part of an emoji sequence
+    or of a script that needs it, not something hidden in ASCII code."""
+    return row[at] in "\u200c\u200d" and at > 0 and not row[at - 1].isascii()
 
 
 def _hidden(path: str, text: str, wanted: set[int] | None) -> Iterator[Finding]:
@@ -133,6 +155,7 @@ def _hidden(path: str, text: str, wanted: set[int] | None) -> Iterator[Finding]:
             }
             for m in _HIDDEN.finditer(row)
             if not (n == 1 and m.start() == 0 and m.group() == "\ufeff")  # the byte-order mark
+            and not _joiner_in_text(row, m.start())
         ]
         if not chars or listed >= _MAX_POSITIONS:
             continue
