@@ -102,7 +102,7 @@ class RemovedModulesAnalyzer(Analyzer):
 
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """Search the repository for the deleted modules' names, then read the files found."""
-        removed = _removed_modules(bundle, module_index(sources, self.config.first_party))
+        removed = self._removed(bundle, sources)
         if not removed:
             return ContextRequest()
         words = {w for m in removed for w in (m, m.rsplit(".", 1)[-1])}
@@ -119,7 +119,7 @@ class RemovedModulesAnalyzer(Analyzer):
         """Emit ``names.unresolved`` (``details.reason: module-removed``) per import left on a
         deleted module, in the changed files at head and in the files the search found."""
         head = module_index(sources, self.config.first_party)
-        removed = _removed_modules(bundle, head)
+        removed = self._removed(bundle, sources)
         if not removed:
             return []
         trees: dict[str, ast.Module] = {}
@@ -136,6 +136,13 @@ class RemovedModulesAnalyzer(Analyzer):
         for path, tree in sorted(trees.items()):
             out.extend(self._broken(sources, head, removed, path, tree))
         return sorted(out, key=Finding.sort_key)
+
+    def _removed(self, bundle: PullRequestBundle, sources: SourceFiles) -> dict[str, str]:
+        head = module_index(sources, self.config.first_party)
+        found: dict[str, str] = sources.memo(
+            "", "", "removed-modules", lambda: _removed_modules(bundle, head)
+        )
+        return found
 
     def _broken(
         self,
