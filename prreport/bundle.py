@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import gzip
 import io
 import json
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from prreport.errors import BundleError
+from prreport.textlines import has_lone_cr
 
 BUNDLE_SCHEMA = "prreport.bundle/1"
 
@@ -187,6 +189,53 @@ def analysable(bundle: PullRequestBundle) -> PullRequestBundle:
         for f in bundle.files
     )
     return dataclasses.replace(bundle, files=files)
+
+
+def python_line_ends(bundle: PullRequestBundle) -> PullRequestBundle:
+    """Python files with old-Mac line ends (a ``\\r`` alone) as Python numbers their lines.
+
+    ``compile()`` reads such a file, but git sees one line where Python sees many, so its patch
+    names no line Python knows. Their texts get ``\\n`` line ends (Python's numbering kept) and a
+    patch made from them, with its counts; context files at head get ``\\n`` line ends too.
+    ``bundle`` itself when no file has a lone ``\\r``.
+    """
+    files = tuple(_lf_file(f) for f in bundle.files)
+    context = {
+        p: _lf(t) if p.endswith(".py") and t is not None and has_lone_cr(t) else t
+        for p, t in bundle.context_files.items()
+    }
+    same_files = all(a is b for a, b in zip(files, bundle.files, strict=True))
+    if same_files and all(context[p] is t for p, t in bundle.context_files.items()):
+        return bundle
+    return dataclasses.replace(bundle, files=files, context_files=context)
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _lf_file(f: FileChange) -> FileChange:
+    sides = (f.before, f.after)
+    if f.binary or not f.path.endswith(".py") or not any(t and has_lone_cr(t) for t in sides):
+        return f
+    before = _lf(f.before) if f.before is not None else None
+    after = _lf(f.after) if f.after is not None else None
+    old = (before or "").split("\n")
+    new = (after or "").split("\n")
+    for lines, text in ((old, before), (new, after)):
+        if not text or text.endswith("\n"):
+            lines.pop()  # a final line end ends the last line, it starts no new one
+    if (f.before is None and f.status != "added") or (f.after is None and f.status != "deleted"):
+        return dataclasses.replace(f, before=before, after=after)  # an unread side: no patch
+    diff = list(difflib.unified_diff(old, new, lineterm="", n=3))[2:]  # without ---/+++
+    return dataclasses.replace(
+        f,
+        before=before,
+        after=after,
+        patch="\n".join(diff),
+        additions=sum(1 for ln in diff if ln.startswith("+")),
+        deletions=sum(1 for ln in diff if ln.startswith("-")),
+    )
 
 
 # --- JSON (de)serialisation -------------------------------------------------------------

@@ -72,6 +72,9 @@ class GitHubConfig:
     max_rate_limit_wait: int = 60
     timeout: int = 30
     retries: int = 3
+    # Seconds one client (a PR's source, a publisher) may spend waiting on the network in all:
+    # every request, retry, backoff and rate-limit wait draws on it.
+    deadline: int = 120
     related_window_days: int = 60
 
 
@@ -81,6 +84,10 @@ class AnalysisConfig:
 
     cycle_depth: int = 4
     max_followups: int = 10
+    # One changed file's budget: its estimated syntax-tree memory (MiB) and the analysis time
+    # (seconds) a run spends before leaving its largest file unanalysed.
+    max_file_memory: int = 1024
+    max_file_seconds: int = 120
     first_party: tuple[str, ...] = ()
     disabled: tuple[str, ...] = ()
     # Which public names the Public API check holds a PR to: "declared" (listed in the module's
@@ -139,8 +146,11 @@ _INT_RANGES: dict[tuple[str, str], tuple[int, int]] = {
     ("github", "max_rate_limit_wait"): (0, 86_400),
     ("github", "timeout"): (1, 3_600),
     ("github", "retries"): (0, 100),
+    ("github", "deadline"): (1, 86_400),
     ("analysis", "cycle_depth"): (1, 100),
     ("analysis", "max_followups"): (0, 10_000),
+    ("analysis", "max_file_memory"): (1, 2**20),
+    ("analysis", "max_file_seconds"): (1, 86_400),
     ("digest", "workers"): (1, 256),
 }
 

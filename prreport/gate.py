@@ -64,6 +64,8 @@ FINDING_KINDS: tuple[str, ...] = (
     "names.unused-import",
     "symbol.moved",
     "symbol.renamed",
+    "unicode.confusable",
+    "unicode.hidden",
 )
 
 _RISK_PREFIX = "risk:"

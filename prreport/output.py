@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import stat
 import tempfile
+import threading
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: no lock there, the renames stay atomic one by one
+    fcntl = None  # type: ignore[assignment]
 
 from prreport.errors import OutputError
 
@@ -106,8 +115,11 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     The file gets the permissions of a newly created file (0666 less the umask); an existing
     path must be a regular file; stale temporary files of killed runs are removed first.
     """
-    data = _encode(path, text)
-    _check_target(path)
+    write_all({path: text})
+
+
+def _temp_file(path: Path, data: bytes) -> str:
+    """Write ``data`` to a new temporary file beside ``path`` (flushed to disk); its name."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.parent not in _swept:
@@ -126,15 +138,59 @@ def write_atomic(path: Path, text: str | bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         if isinstance(exc, OSError):
             raise OutputError(f"cannot write {path}: {exc.strerror}") from None
         raise
+    return tmp
+
+
+def _unlink(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def _locked(directories: list[Path]) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on each directory (sorted): two runs writing the same names
+    put their files in place one set after the other, never interleaved."""
+    fds: list[int] = []
+    try:
+        for d in sorted(set(directories)):
+            if fcntl is None:
+                break
+            fd = os.open(d, os.O_RDONLY)
+            fds.append(fd)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                pass  # a file system without locks (some NFS): the renames stay atomic each
+        yield
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)  # closing releases the lock
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the renames are done (the main thread only): a run
+    cancelled then leaves its whole set or none of it, never part of one."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda n, _f: caught.append(n)) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for number in dict.fromkeys(caught):
+            signal.raise_signal(number)
 
 
 def _encode(path: Path, text: str | bytes) -> bytes:
@@ -149,10 +205,30 @@ def _encode(path: Path, text: str | bytes) -> bytes:
         ) from None
 
 
-def write_all(outputs: dict[Path, str]) -> None:
-    """Write several files: all are rendered and encoded before the first write, each atomically."""
+def write_all(outputs: Mapping[Path, str | bytes]) -> None:
+    """Write a set of files as one: all are rendered, encoded and written to temporary files
+    before the first is put in place, then renamed into place under a lock on their
+    directories with SIGINT/SIGTERM held, so readers see one run's set, not a mix of two runs.
+    A failure or a signal before that removes the temporary files and replaces nothing."""
     encoded = {path: _encode(path, text) for path, text in outputs.items()}
     for path in encoded:
         _check_target(path)
-    for path, data in encoded.items():
-        write_atomic(path, data)
+    temps: dict[Path, str] = {}
+    try:
+        for path, data in encoded.items():
+            temps[path] = _temp_file(path, data)
+        with _locked([p.parent for p in temps]), _signals_held():
+            for path in list(temps):
+                _check_target(path)
+                try:
+                    os.replace(temps[path], path)
+                except OSError as exc:
+                    raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+                del temps[path]
+    except OSError as exc:  # the lock
+        raise OutputError(
+            f"cannot write to {exc.filename or 'the folder'}: {exc.strerror}"
+        ) from None
+    finally:
+        for tmp in temps.values():
+            _unlink(tmp)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from prreport.analyzers import collect_requests, run_analyzers, selected
-from prreport.bundle import PullRequestBundle, analysable
-from prreport.config import Config
+from prreport.bundle import PullRequestBundle, analysable, python_line_ends
+from prreport.config import AnalysisConfig, Config
 from prreport.findings import Diagnostic, Finding
 from prreport.output import report_stem
 from prreport.python.sources import SourceFiles
@@ -72,8 +73,9 @@ def gather(source: Source, config: Config) -> Gathered:
 def _gather(source: Source, config: Config) -> Gathered:
     bundle = source.fetch()
     analyzers = selected(config.analysis)
-    # Analyzers plan on what they will analyse: no text of a file with an unread side.
-    view = analysable(bundle)
+    # Analyzers plan on what they will analyse: no text of a file with an unread side, none of
+    # a file over its budget (never parsed: its trees alone would exceed the memory budget).
+    view = analysable(_prepared(bundle, config.analysis))
     sources = SourceFiles(view)
     for _ in range(_MAX_CONTEXT_ROUNDS):
         if sources.bundle is not view:
@@ -94,7 +96,7 @@ def _gather(source: Source, config: Config) -> Gathered:
         bundle = dataclasses.replace(
             bundle, context_files=context, references=references, reference_scope=scope
         )
-        view = analysable(bundle)
+        view = analysable(_prepared(bundle, config.analysis))
     if sources.bundle is not view:
         sources = _sources_for(view, sources)
     return Gathered(bundle, sources)
@@ -139,15 +141,28 @@ def few_collections() -> Iterator[None]:
 
 def analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool = False) -> Analysis:
     """Run the analyzers on a bundle, or on a gathered one (its parsed file sides reused), and
-    build the report model."""
+    build the report model. Each changed file has a budget (``within_budget``, ``_deadline``):
+    over it, that file is not analysed and the report says so; the rest still is."""
     with few_collections():
-        return _analyse(subject, config, debug)
+        bundle = subject.bundle if isinstance(subject, Gathered) else subject
+        slow: tuple[str, ...] = ()
+        while True:
+            candidates = _costliest(bundle, slow)
+            seconds = config.analysis.max_file_seconds if candidates else 0
+            try:
+                with _deadline(seconds):
+                    return _analyse(subject, config, debug, slow)
+            except _OutOfTime:
+                slow = (*slow, candidates[0])
 
 
-def _analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool) -> Analysis:
+def _analyse(
+    subject: PullRequestBundle | Gathered, config: Config, debug: bool, slow: tuple[str, ...] = ()
+) -> Analysis:
     analyzers = selected(config.analysis)
     # one parse cache shared by planning and analysis (and by gather, for the bundle it made)
-    bundle = subject.bundle if isinstance(subject, Gathered) else subject
+    original = subject.bundle if isinstance(subject, Gathered) else subject
+    bundle = _prepared(original, config.analysis, slow)
     # No finding may use a side that was not read: the analyzers see no text of such a file.
     view = analysable(bundle)
     if isinstance(subject, Gathered):
@@ -163,7 +178,85 @@ def _analyse(subject: PullRequestBundle | Gathered, config: Config, debug: bool)
         sources.release()  # the trees go now, by reference counting, not at a collector pass
     diags = unread_diagnostics(bundle) + plan_diags + diags
     model = build_model(bundle, findings, diags, config)
-    return Analysis(bundle, findings, diags, model)
+    return Analysis(original, findings, diags, model)
+
+
+# Syntax-tree memory per character of Python source (CPython 3.11: about 0.27 nodes per
+# character and 520 bytes per node, both sides' trees alive at once): a 20 MB module needs
+# some 2.8 GiB per side before any analyzer runs, so the budget is checked before parsing.
+_TREE_BYTES_PER_CHAR = 140
+# Files at least this large (either side) are the ones a run out of time leaves unanalysed:
+# smaller ones are never the reason (the largest standard-library module is about 300 KB).
+_SLOW_FILE_CHARS = 256 * 1024
+OVER_BUDGET = "over the analysis budget"
+
+
+def _prepared(
+    bundle: PullRequestBundle, config: AnalysisConfig, slow: tuple[str, ...] = ()
+) -> PullRequestBundle:
+    """The bundle as the analysis reads it: Python's line numbering, each file within budget."""
+    return within_budget(python_line_ends(bundle), config, slow)
+
+
+def within_budget(
+    bundle: PullRequestBundle, config: AnalysisConfig, slow: tuple[str, ...] = ()
+) -> PullRequestBundle:
+    """``bundle`` with no text for each changed Python file over its budget: its estimated
+    syntax trees over ``max_file_memory``, or named in ``slow`` (its analysis ran past
+    ``max_file_seconds``). Such a file is unread for the analysis: ``unknown``, a diagnostic."""
+    files = []
+    for f in bundle.files:
+        size = len(f.before or "") + len(f.after or "")
+        estimate = size * _TREE_BYTES_PER_CHAR
+        why = ""
+        if f.path in slow:
+            why = f"its analysis ran past [analysis] max_file_seconds = {config.max_file_seconds} s"
+        elif f.path.endswith(".py") and estimate > config.max_file_memory * 2**20:
+            why = (
+                f"{size / 1e6:.1f} MB of Python needs an estimated {estimate / 2**20:,.0f} MiB of"
+                f" syntax trees, over [analysis] max_file_memory = {config.max_file_memory} MiB"
+            )
+        if why and (f.before is not None or f.after is not None):
+            f = dataclasses.replace(f, before=None, after=None, note=f"{OVER_BUDGET}: {why}")
+        files.append(f)
+    changed = any(a is not b for a, b in zip(files, bundle.files, strict=True))
+    return dataclasses.replace(bundle, files=tuple(files)) if changed else bundle
+
+
+def _costliest(bundle: PullRequestBundle, excluded: tuple[str, ...]) -> list[str]:
+    """Changed Python files large enough to be the reason a run is out of time, largest first."""
+    sized = [
+        (max(len(f.before or ""), len(f.after or "")), f.path)
+        for f in bundle.files
+        if f.path.endswith(".py") and f.path not in excluded
+    ]
+    return [p for n, p in sorted(sized, key=lambda x: (-x[0], x[1])) if n >= _SLOW_FILE_CHARS]
+
+
+class _OutOfTime(BaseException):
+    """The analysis ran past its time budget (not an ``Exception``: no analyzer may catch it)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Raise ``_OutOfTime`` in the main thread after ``seconds`` (0, or another thread, as in
+    the digest's concurrent jobs: none; the memory budget still holds there)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not seconds or not usable or signal.getitimer(signal.ITIMER_REAL)[0]:
+        # (an alarm someone else set is theirs: no budget then rather than theirs cancelled)
+        yield
+        return
+
+    def fire(_signum: int, _frame: object) -> None:
+        raise _OutOfTime()
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def unread_diagnostics(bundle: PullRequestBundle) -> list[Diagnostic]:
@@ -173,12 +266,15 @@ def unread_diagnostics(bundle: PullRequestBundle) -> list[Diagnostic]:
         sides = f.unread_sides
         if sides:
             why = f"{f.note}: " if f.note else ""
+            if (f.note or "").startswith(OVER_BUDGET):
+                text = f"{f.note}, so the file is not analysed"
+            else:
+                text = f"{why}{' and '.join(sides)} version not read, so the file is not analysed"
             out.append(
                 Diagnostic(
                     "source",
                     f.path,
-                    f"{why}{' and '.join(sides)} version not read, so the file is not analysed"
-                    " (its change is unknown, not a removal or an addition)",
+                    text + " (its change is unknown, not a removal or an addition)",
                 )
             )
     return out

@@ -171,6 +171,15 @@ MALFORMED = {
         PULL_PATH + "/files",
     ),
     "files-null": (PULL + "/files", b"null", {}, "/pulls/35980/files"),
+    # Hardening II G9: an object where a list belongs ("internal error: AttributeError").
+    "files-object": (
+        PULL + "/files",
+        b'{"message": "Moved Permanently", "files": [{"filename": "a.py"}]}',
+        {},
+        PULL_PATH + "/files",
+    ),
+    "reviews-object": (PULL + "/reviews", b'{"reviews": []}', {}, PULL_PATH + "/reviews"),
+    "commits-object": (PULL + "/commits", b'{"commits": []}', {}, PULL_PATH + "/commits"),
     "tree-is-a-string": (R + r"/git/trees" + SHA, b'"tree"', {}, "/git/trees/"),
     "check-runs-null": (
         R + r"/commits" + SHA + r"/check-runs",
@@ -194,3 +203,49 @@ def test_malformed_answer_is_one_error_line_naming_the_endpoint(server, tmp_path
     proc, _elapsed = _run(server, tmp_path, retries="0")
     _one_error_line(proc, endpoint)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+# -- Hardening II G16: a service that is down is not a rate limit; a missing blob is no missing PR
+
+
+def test_a_503_with_retry_after_says_unavailable_not_rate_limited(server, tmp_path):
+    malformed(
+        server,
+        PULL,
+        b'{"message": "Service Unavailable"}',
+        status=503,
+        headers={"Retry-After": "3600"},
+    )
+    proc, elapsed = _run(server, tmp_path, retries="1")
+    line = _one_error_line(proc, "is unavailable (503) while reading the pull request")
+    assert "asks to retry after 3600 s" in line and "rate limit" not in line
+    assert elapsed < 30
+
+
+def test_a_blob_404_names_the_blob_not_a_missing_pull_request(server, tmp_path):
+    malformed(server, R + r"/git/blobs" + SHA, b'{"message": "Not Found"}', status=404)
+    server.inject("500", match="/graphql")  # the texts come from the REST blobs then
+    proc, _elapsed = _run(server, tmp_path, retries="0")
+    line = _one_error_line(proc, "GitHub has no blob ")
+    assert "no pull request" not in line and "mooncake/conn.py" in line
+
+
+# -- Hardening II G11: one deadline for a run's network waits ---------------------------------
+
+
+def test_a_stalling_endpoint_stops_at_the_network_deadline(server, tmp_path):
+    # Each attempt times out after 1 s and is retried 3 times, with backoff: about 5 s without
+    # a deadline (124 s with the defaults); the deadline of 3 s ends it, naming the endpoint.
+    server.inject("slow", match="/pulls/35980/files", delay=8)
+    proc, elapsed = _run(server, tmp_path, timeout="1", retries="3", deadline="3")
+    line = _one_error_line(proc, "the network deadline (github.deadline = 3 s) passed")
+    assert "GET /repos/sgl-project/sglang/pulls/35980/files" in line, line
+    assert elapsed < 8, elapsed
+
+
+def test_a_rate_limit_wait_past_the_network_deadline_fails_at_once(server, tmp_path):
+    server.inject("secondary-rate-limit", delay=20, times=1)  # Retry-After: 20 s
+    proc, elapsed = _run(server, tmp_path, max_rate_limit_wait="60", deadline="10")
+    line = _one_error_line(proc, "the network deadline (github.deadline = 10 s) passed")
+    assert "GitHub asks for a 20 s wait, which does not fit" in line, line
+    assert elapsed < 8, elapsed

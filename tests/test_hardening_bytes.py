@@ -2,7 +2,7 @@
 
 Real modules of the standard library, committed in real git repositories, with the bytes
 the campaign found: non-UTF-8 and oversized files, form feeds and other characters
-``str.splitlines`` breaks at, a byte-order mark, CR-only line ends, NUL bytes, merge-conflict
+``str.splitlines`` breaks at, a byte-order mark, NUL bytes, merge-conflict
 markers and expression chains too deep for a recursive walk.
 """
 
@@ -216,8 +216,6 @@ def _stdlib_pair(mutate: str) -> tuple[str, str]:
         return before, before + "\nLONG = " + " + ".join(["1"] * 1000) + "\n"
     if mutate == "longer-chain":
         return before, before + "\nLONG = " + " + ".join(["1"] * 5000) + "\n"
-    if mutate == "cr-only":
-        return before, before.replace("\n", "\r")
     if mutate == "null-byte":
         return before, before[:12000] + "\0" + before[12000:]
     assert mutate == "conflict"
@@ -245,9 +243,7 @@ def _bundle(before: str, after: str) -> PullRequestBundle:
     return PullRequestBundle("bundle", meta, (change,), head_paths=("pkg/textwrap.py",))
 
 
-@pytest.mark.parametrize(
-    "mutate", ["long-chain", "longer-chain", "cr-only", "null-byte", "conflict"]
-)
+@pytest.mark.parametrize("mutate", ["long-chain", "longer-chain", "null-byte", "conflict"])
 def test_unwalkable_files_are_a_parser_diagnostic_not_an_analyzer_crash(mutate: str):
     from prreport.config import Config
     from prreport.pipeline import analyse

@@ -507,3 +507,24 @@ def test_in_actions_with_the_github_source_no_argument_is_needed_and_reruns_are_
     res = cli("comment", env=env, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert writes(server) == [], server.paths()
+
+
+def test_a_hand_edit_that_keeps_the_marker_is_written_over(server, mention_repo, tmp_path):
+    # Hardening II G17: the report hash is unchanged, but the comment no longer is the report.
+    res = comment(server, mention_repo, tmp_path / "o")
+    assert res.returncode == 0, res.stderr
+    (mine,) = ours(server)
+    rendered = mine["body"]
+    head, _, rest = rendered.partition("\n")
+    mine["body"] = f"{head}\n## ✅ pure refactor, safe to merge (edited by hand)\n{rest}"
+    server.reset_counts()
+    res = comment(server, mention_repo, tmp_path / "o")
+    assert res.returncode == 0, res.stderr
+    assert writes(server) == [f"PATCH /repos/{FULL}/issues/comments/{mine['id']}"]
+    assert ours(server)[0]["body"] == rendered
+    # GitHub's own \r\n line ends (a comment saved from the web editor) are no edit.
+    ours(server)[0]["body"] = rendered.replace("\n", "\r\n") + "\r\n"
+    server.reset_counts()
+    res = comment(server, mention_repo, tmp_path / "o")
+    assert res.returncode == 0, res.stderr
+    assert writes(server) == [] and "left unchanged" in res.stderr

@@ -58,7 +58,7 @@ Examples:
 
 \b
 Exit status: 0, or 1 when --fail-on finds what it lists (after
-posting), or 2 for an error you can fix.
+posting), or 2 for an error you can fix; 130 on Ctrl-C, 143 on SIGTERM.
 """
 
 _SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")

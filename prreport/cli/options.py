@@ -6,7 +6,9 @@ import dataclasses
 import errno
 import os
 import re
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -116,8 +118,20 @@ def parse_gate(value: str | None) -> FailOn:
     return parse_fail_on(value, fail_on_vocabulary())
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what CI cancellation sends), handled as SIGINT is: temporary files removed,
+    nothing half written, one ``error:`` line."""
+
+
+def _on_sigterm(_signum: int, _frame: object) -> None:
+    raise Terminated()
+
+
 def run(debug: bool, body: Callable[[], int]) -> None:
-    """Run a command body, turning user errors into one line on stderr and exit status 2."""
+    """Run a command body, turning user errors into one line on stderr and exit status 2
+    (SIGINT: 130, SIGTERM: 143)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code = body()
     except PrreportError as exc:
@@ -127,9 +141,10 @@ def run(debug: bool, body: Callable[[], int]) -> None:
             traceback.print_exc()
         click.echo(f"error: {terminal_line(exc)}", err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        click.echo(f"error: {'terminated' if terminated else 'interrupted'}", err=True)
+        sys.exit(143 if terminated else 130)
     except OSError as exc:
         if exc.errno not in _OUTPUT_ERRNOS:
             _internal_error(debug, exc)

@@ -52,7 +52,8 @@ Examples:
 
 \b
 Exit status: 0, or 1 when --fail-on finds what it lists (after writing
-the report), or 2 for an error you can fix.
+the report), or 2 for an error you can fix; 130 on Ctrl-C, 143 on
+SIGTERM (nothing half written).
 """
 
 

@@ -53,6 +53,19 @@ def marker_hash(body: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+def same_body(posted: str | None, rendered: str) -> bool:
+    """Whether the comment on the PR still reads as rendered: a hand edit that kept the marker
+    (and so the report's hash) is not the report, and is written over. Line ends GitHub may
+    have turned into ``\\r\\n`` and trailing blank space do not count."""
+    if posted is None:
+        return False
+
+    def norm(text: str) -> str:
+        return text.replace("\r\n", "\n").rstrip()
+
+    return norm(posted) == norm(rendered)
+
+
 def comment_body(
     report: str, where: str, lang: str = "en", limit: int = COMMENT_LIMIT, untrusted: bool = False
 ) -> str:
@@ -126,10 +139,12 @@ class CommentPublisher:
 
         from prreport.sources.github.client import (
             MALFORMED_ANSWER,
+            ServiceUnavailable,
+            deadline_error,
             malformed_error,
             rate_limit_wait_text,
         )
-        from prreport.sources.github.http import PageCapReached
+        from prreport.sources.github.http import NetworkDeadlineReached, PageCapReached
 
         where = f"{self.repo_name}#{number}"
         if isinstance(exc, PageCapReached):
@@ -138,6 +153,13 @@ class CommentPublisher:
             )
         if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
             return malformed_error(exc, f"{doing} on {where}", self._gh.requester.base_url)
+        if isinstance(exc, NetworkDeadlineReached):
+            return deadline_error(exc, doing, str(self._gh.requester.base_url))
+        if isinstance(exc, ServiceUnavailable):
+            return GitHubError(
+                f"GitHub is unavailable ({exc.status}) while {doing} on {where} and asks to retry "
+                f"after {exc.wait:.0f} s, more than the run's wait budget has left: try again later"
+            )
         if isinstance(exc, RateLimitExceededException):
             return GitHubError(
                 f"GitHub API rate limit exhausted while {doing} on {where}: {rate_limit_wait_text(exc)}"
@@ -200,7 +222,8 @@ class CommentPublisher:
         return sorted(ours, key=lambda t: t[0])
 
     def publish(self, number: int, body: str, expect_head: str | None = None) -> PublishResult:
-        """Create the comment, edit ours in place, or do nothing when its report hash is equal."""
+        """Create the comment, edit ours in place, or do nothing when it reads as rendered (the
+        same report hash and the same body: a hand edit keeping the marker is written over)."""
         digest = marker_hash(body)
         if digest is None:
             raise ValueError("comment body must start with the prreport marker")
@@ -222,7 +245,7 @@ class CommentPublisher:
             for _id, _hash, extra in ours[1:]:
                 extra.delete()  # type: ignore[attr-defined]
             url = str(getattr(comment, "html_url", "") or "")
-            if old == digest:
+            if old == digest and same_body(getattr(comment, "body", None), body):
                 return PublishResult("unchanged", cid, url, login)
             comment.edit(body)  # type: ignore[attr-defined]
             return PublishResult("updated", cid, url, login)

@@ -18,10 +18,13 @@ import re
 from typing import Any
 
 # C0 controls (tab and newline are handled per format), DEL, C1 controls (0x9b is a one-byte
-# CSI), the Unicode line/paragraph separators, and the bidi controls of "Trojan Source"
-# (CVE-2021-42574): none of them may reach a report or a terminal as they are.
+# CSI), the Unicode line/paragraph separators, the bidi controls of "Trojan Source"
+# (CVE-2021-42574) and the invisible characters (zero-width spaces and joiners, invisible
+# operators, the Mongolian vowel separator, tag characters): none of them may reach a report
+# or a terminal as they are.
 _UNSAFE = (
     "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff"
+    "\u180e\u200b-\u200d\u2060-\u2064\U000e0000-\U000e007f"
 )
 _UNSAFE_RE = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_OR_LF_RE = re.compile(f"[\n\t{_UNSAFE}]")
@@ -47,6 +50,8 @@ def _visible(ch: str) -> str:
     if ch in _NAMED:
         return _NAMED[ch]
     code = ord(ch)
+    if code > 0xFFFF:
+        return f"\\U{code:08x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
@@ -129,7 +134,15 @@ def terminal_text(value: Any) -> str:
 
 def terminal_json(value: Any) -> str:
     """JSON text for stdout: the same JSON value, its control and bidi characters as ``\\uXXXX``."""
-    return _UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", _text(value))
+    return _UNSAFE_RE.sub(lambda m: _json_escape(ord(m.group())), _text(value))
+
+
+def _json_escape(code: int) -> str:
+    """``\\uXXXX`` of a code point, as a surrogate pair past the Basic Multilingual Plane."""
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def terminal_line(value: Any) -> str:

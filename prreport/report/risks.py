@@ -102,7 +102,39 @@ def _implicit_call_removed(x: RiskInput) -> Evidence:
 
 
 def _unresolved_name(x: RiskInput) -> Evidence:
-    return [evidence(fd) for fd in x.of("names.unresolved")]
+    # An import left on a module the PR deleted says which statement fails and why.
+    return [
+        evidence(
+            fd,
+            statement=fd.details.get("statement", ""),
+            removed_path=fd.details.get("removed_path", ""),
+            renamed_to=fd.details.get("renamed_to", ""),
+        )
+        for fd in x.of("names.unresolved")
+    ]
+
+
+def _hidden_characters(x: RiskInput) -> Evidence:
+    # Trojan Source: the characters, by position and name, and the line spelt out.
+    return [
+        evidence(
+            fd, characters=list(fd.details.get("characters", [])), text=fd.details.get("text", "")
+        )
+        for fd in x.of("unicode.hidden")
+    ]
+
+
+def _confusable_identifier(x: RiskInput) -> Evidence:
+    return [
+        evidence(
+            fd,
+            spelled=fd.details.get("spelled", ""),
+            reason=fd.details.get("reason", ""),
+            looks_like=fd.details.get("looks_like", ""),
+            scripts=list(fd.details.get("scripts", [])),
+        )
+        for fd in x.of("unicode.confusable")
+    ]
 
 
 def _refactor_not_equivalent(x: RiskInput) -> Evidence:
@@ -294,6 +326,8 @@ def _no_tests(x: RiskInput) -> Evidence:
 # (risk id, severity, rule) in the order a reader wants them within one severity.
 RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("unseen-files", "high", _unseen_files),
+    ("hidden-characters", "high", _hidden_characters),
+    ("confusable-identifier", "high", _confusable_identifier),
     ("import-cycle", "high", _import_cycle),
     ("guard-dropped", "high", _guard_dropped),
     ("unresolved-name", "high", _unresolved_name),

@@ -26,12 +26,19 @@ from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
 from prreport.sources.github.client import (
     MALFORMED_ANSWER,
+    ServiceUnavailable,
+    deadline_error,
     malformed_error,
     new_client,
     request_deadline,
     retry_status,
 )
-from prreport.sources.github.http import PageCapReached, cache_namespace, page_cap
+from prreport.sources.github.http import (
+    NetworkDeadlineReached,
+    PageCapReached,
+    cache_namespace,
+    page_cap,
+)
 
 T = TypeVar("T")
 
@@ -116,6 +123,15 @@ class PullRequestApi:
                 f"the run's github.max_rate_limit_wait budget ({self.config.max_rate_limit_wait} s in all): rerun then"
                 + ("" if self.token else ", or set GITHUB_TOKEN for a higher limit")
             ) from None
+        except NetworkDeadlineReached as exc:
+            raise deadline_error(exc, what, self.api_url) from None
+        except ServiceUnavailable as exc:
+            raise GitHubError(
+                f"GitHub API at {self.api_url} is unavailable ({exc.status}) while {what} for "
+                f"{where} and asks to retry after {exc.wait:.0f} s, more than is left of the run's "
+                f"wait budget (github.max_rate_limit_wait, {self.config.max_rate_limit_wait} s in "
+                "all): try again later"
+            ) from None
         except BadCredentialsException:
             raise GitHubError(
                 f"GitHub at {self.api_url} rejected the token (401 Bad credentials) while {what}: "
@@ -175,6 +191,9 @@ class PullRequestApi:
                             f"{what}: more than {max_items} listed; the first {max_items} are used"
                         )
                         break
+                    if not isinstance(getattr(item, "_rawData", {}), dict):
+                        # PyGithub makes an item of each key of a JSON object given for a list
+                        raise TypeError("a JSON object where a list of items belongs")
                     if touch is not None:
                         touch(item)
                     out.append(item)
@@ -230,7 +249,11 @@ class PullRequestApi:
 
     def blob(self, sha: str, what: str) -> bytes:
         """A git blob's bytes (one request)."""
-        with self.calls(what):
+        missing = (
+            f"GitHub has no blob {sha[:12]} in {self.repo_name} (404 while {what} for PR "
+            f"#{self.number}): the PR's head may have been force-pushed or the file rewritten; rerun"
+        )
+        with self.calls(what, missing=missing):
             blob = self.repo().get_git_blob(sha)
             return base64.b64decode(blob.content or "")
 

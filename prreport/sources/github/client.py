@@ -33,7 +33,14 @@ from urllib3.util.retry import Retry
 from prreport import __version__
 from prreport.config import GitHubConfig
 from prreport.errors import GitHubError
-from prreport.sources.github.http import PageCapReached, install_transport, last_request
+from prreport.sources.github.http import (
+    NetworkBudget,
+    NetworkDeadlineReached,
+    PageCapReached,
+    current_budget,
+    install_transport,
+    last_request,
+)
 
 # What PyGithub raises on an answer that is not the API's: a body that is not JSON (HTML from a
 # proxy, truncated), ``null`` or a list for an object, wrong types, invalid dates, and (as
@@ -53,6 +60,7 @@ API_FAILURES: tuple[type[Exception], ...] = (
     GithubException,
     OSError,
     PageCapReached,
+    NetworkDeadlineReached,
     *MALFORMED_ANSWER,
 )
 
@@ -119,6 +127,15 @@ def _retry_after(response: Any) -> float | None:
     return None if parsed is None else max(0.0, email.utils.mktime_tz(parsed) - time.time())
 
 
+class ServiceUnavailable(GithubException):
+    """A 5xx whose ``Retry-After`` asks for a longer wait than the run has left: the service is
+    down for now, not a rate limit (``wait``: the seconds asked for)."""
+
+    def __init__(self, status: int, headers: dict[str, str], wait: float) -> None:
+        super().__init__(status, {"message": "service unavailable"}, headers)
+        self.wait = wait
+
+
 class _BudgetRetry(GithubRetry):
     """GithubRetry whose rate-limit sleeps all come out of one ``WaitBudget``."""
 
@@ -138,15 +155,23 @@ class _BudgetRetry(GithubRetry):
         status = getattr(response, "status", None)
         after = _retry_after(response) if response is not None else None
         wait = after if after is not None else self.get_backoff_time()
+        network = current_budget()  # the client's network deadline: sleeps count
+        left = network.left() if network is not None else wait
         if status not in (403, 429) and after is None:
+            if network is not None and wait >= left:
+                raise NetworkDeadlineReached(last_request(), network.used(), network.total)
             if wait > 0:  # a 5xx or connection backoff: bounded by the retry count
                 time.sleep(wait)
             return
         if not self.budget.take(wait):
             headers = dict(getattr(response, "headers", None) or {})
+            if status is not None and status >= 500:  # 503 + Retry-After: down, not rate limited
+                raise ServiceUnavailable(status, headers, wait)
             raise RateLimitExceededExceedsMaxWait(
                 status or 403, {"message": "rate limit wait budget used up"}, headers, wait=wait
             )
+        if network is not None and wait >= left:  # fits the wait budget, not the deadline
+            raise NetworkDeadlineReached(last_request(), network.used(), network.total, wait)
         if wait > 0:
             time.sleep(wait)
 
@@ -184,8 +209,15 @@ def new_client(
         # Requests are serial already; PyGithub's default 0.25 s pause only adds latency.
         seconds_between_requests=None,
     )
-    # Every request, cached or not, gets a total deadline (a trickled body cannot hang a run).
-    install_transport(gh.requester, urlsplit(base).scheme, request_deadline(config), cache_dir)
+    # Every request, cached or not, gets a total deadline (a trickled body cannot hang a run),
+    # and all of them together the client's network deadline (github.deadline).
+    install_transport(
+        gh.requester,
+        urlsplit(base).scheme,
+        request_deadline(config),
+        cache_dir,
+        NetworkBudget(config.deadline),
+    )
     return gh
 
 
@@ -206,6 +238,14 @@ def api_error(
         )
     if isinstance(exc, MALFORMED_ANSWER) and not isinstance(exc, GithubException):
         return malformed_error(exc, doing, api_url)
+    if isinstance(exc, NetworkDeadlineReached):
+        return deadline_error(exc, doing, api_url)
+    if isinstance(exc, ServiceUnavailable):
+        return GitHubError(
+            f"GitHub API at {api_url} is unavailable ({exc.status}) while {doing} on {repo} and "
+            f"asks to retry after {exc.wait:.0f} s, more than the run's wait budget "
+            "(github.max_rate_limit_wait) has left: try again later"
+        )
     if isinstance(exc, RateLimitExceededException):
         return GitHubError(
             f"GitHub API rate limit exhausted while {doing} on {repo}: {rate_limit_wait_text(exc)}"
@@ -231,6 +271,17 @@ def api_error(
         return GitHubError(f"GitHub answered {status} while {doing} on {repo}: {hint}")
     return GitHubError(
         f"cannot reach the GitHub API at {api_url} while {doing} ({type(exc).__name__}): check --github-api-url"
+    )
+
+
+def deadline_error(exc: NetworkDeadlineReached, doing: str, api_url: str) -> GitHubError:
+    """One line for a network deadline that passed: the endpoint and the time spent."""
+    asked = f"; GitHub asks for a {exc.asked:.0f} s wait, which does not fit" if exc.asked else ""
+    return GitHubError(
+        f"GitHub API at {api_url}: the network deadline (github.deadline = {exc.total:g} s) "
+        f"passed while {doing}, at {exc.endpoint or 'a request'} after {exc.spent:.0f} s of "
+        f"network waits (requests, retries, rate-limit waits){asked}: try again later or raise "
+        "github.deadline"
     )
 
 

@@ -81,12 +81,69 @@ class PageCapReached(Exception):
     """A listing asked for more pages than its cap allows (an endless ``rel="next"`` chain)."""
 
 
+class NetworkDeadlineReached(Exception):
+    """The client's network deadline (``github.deadline``) passed: ``endpoint`` was being read
+    and ``spent`` seconds had gone on network waits in all (requests, retries, sleeps)."""
+
+    def __init__(self, endpoint: str, spent: float, total: float, asked: float = 0.0) -> None:
+        super().__init__(f"network deadline of {total:g} s passed at {endpoint} ({spent:.0f} s)")
+        self.endpoint = endpoint
+        self.spent = spent
+        self.total = total
+        self.asked = asked  # a wait GitHub asked for (Retry-After, a reset) that did not fit
+
+
+class NetworkBudget:
+    """Seconds a client may spend waiting on the network in all, across its requests, their
+    retries and backoff, and rate-limit sleeps (they all happen inside ``send``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.total = float(seconds)
+        self.spent = 0.0
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def begin(self) -> None:
+        """A request starts in this thread: its time counts from now."""
+        self._local.since = time.monotonic()
+
+    def end(self) -> None:
+        """The request of this thread is over: its time is spent."""
+        since = getattr(self._local, "since", None)
+        self._local.since = None
+        if since is not None:
+            with self._lock:
+                self.spent += time.monotonic() - since
+
+    def used(self) -> float:
+        """Seconds spent so far, the request in flight in this thread included."""
+        since = getattr(self._local, "since", None)
+        with self._lock:
+            return self.spent + (time.monotonic() - since if since is not None else 0.0)
+
+    def left(self) -> float:
+        """Seconds left (the request in flight in this thread counted)."""
+        return self.total - self.used()
+
+    def check(self, endpoint: str) -> None:
+        """Raise ``NetworkDeadlineReached`` when nothing is left."""
+        if self.left() <= 0:
+            raise NetworkDeadlineReached(endpoint, self.used(), self.total)
+
+
+def current_budget() -> NetworkBudget | None:
+    """The network budget of the request in flight in this thread (None outside a request)."""
+    return getattr(_local, "budget", None)
+
+
 class _Attempt:
     """The deadline of one request: its timer and the connection of its current attempt."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, budget: NetworkBudget | None = None) -> None:
         self.deadline = deadline
+        self.budget = budget
         self.expired = False
+        self.over_budget = False  # the client's network deadline, not this attempt's, ran out
         self.conn: Any = None
         self.started: float | None = None
         self._timer: threading.Timer | None = None
@@ -111,6 +168,11 @@ class _Attempt:
 
     def _arm(self, seconds: float) -> None:
         self.pause()
+        left = self.budget.left() if self.budget is not None else seconds
+        if left < seconds:
+            seconds, self.over_budget = left, True
+        else:
+            self.over_budget = False
         if seconds <= 0:
             self._expire()
             return
@@ -135,10 +197,15 @@ def _deadline_pool(base: type[HTTPConnectionPool]) -> type[HTTPConnectionPool]:
             attempt: _Attempt | None = getattr(_local, "attempt", None)
             if attempt is None:
                 return super()._make_request(conn, method, url, *args, **kw)
+            if attempt.budget is not None:
+                attempt.budget.check(last_request())  # a retry after the deadline: none
             attempt.begin(conn)
             try:
                 return super()._make_request(conn, method, url, *args, **kw)
             except Exception:
+                if attempt.expired and attempt.over_budget and attempt.budget is not None:
+                    b = attempt.budget
+                    raise NetworkDeadlineReached(last_request(), b.used(), b.total) from None
                 if attempt.expired:
                     # A timeout to urllib3: retried like one, reported like one.
                     raise ReadTimeoutError(self, url, attempt.timeout_text()) from None
@@ -156,6 +223,7 @@ class _DeadlineMixin:
     """Adapter behaviour: a total deadline per request, page caps, the last request remembered."""
 
     deadline: float = 60.0
+    budget: NetworkBudget | None = None
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)  # type: ignore[misc]
@@ -168,8 +236,12 @@ class _DeadlineMixin:
             cap.used += 1
             if cap.used > cap.limit:
                 raise PageCapReached(f"more than {cap.limit} pages")
-        attempt = _Attempt(self.deadline)
-        _local.attempt = attempt
+        budget = self.budget
+        if budget is not None:
+            budget.check(_local.last)
+            budget.begin()
+        attempt = _Attempt(self.deadline, budget)
+        _local.attempt, _local.budget = attempt, budget
         try:
             response = super().send(request, *args, **kwargs)  # type: ignore[misc]
             attempt.resume()
@@ -177,16 +249,22 @@ class _DeadlineMixin:
                 response.content  # noqa: B018 - the body is read under the deadline
             except Exception:
                 if attempt.expired:
-                    raise requests.exceptions.ReadTimeout(
-                        attempt.timeout_text(), request=request
-                    ) from None
+                    raise self._expired(attempt, request) from None
                 raise
             if attempt.expired:
-                raise requests.exceptions.ReadTimeout(attempt.timeout_text(), request=request)
+                raise self._expired(attempt, request)
             return response
         finally:
             attempt.pause()
-            _local.attempt = None
+            _local.attempt = _local.budget = None
+            if budget is not None:
+                budget.end()
+
+    def _expired(self, attempt: _Attempt, request: requests.PreparedRequest) -> Exception:
+        b = attempt.budget
+        if attempt.over_budget and b is not None:
+            return NetworkDeadlineReached(str(_local.last), b.used(), b.total)
+        return requests.exceptions.ReadTimeout(attempt.timeout_text(), request=request)
 
 
 class _DeadlineAdapter(_DeadlineMixin, requests.adapters.HTTPAdapter):
@@ -219,7 +297,9 @@ def last_request() -> str:
     return str(getattr(_local, "last", ""))
 
 
-def _connection_classes(cache_dir: Path | None, deadline: float) -> tuple[type, type]:
+def _connection_classes(
+    cache_dir: Path | None, deadline: float, budget: NetworkBudget | None = None
+) -> tuple[type, type]:
     """Connection classes whose session has the deadline adapter (caching in ``cache_dir``)."""
     cache = FileCache(str(cache_dir)) if cache_dir is not None else None
 
@@ -233,6 +313,7 @@ def _connection_classes(cache_dir: Path | None, deadline: float) -> tuple[type, 
                 cache=cache, heuristic=_NoAuthorizationVary(), max_retries=conn.retry, **pool
             )
         made.deadline = deadline
+        made.budget = budget
         return made  # type: ignore[return-value]
 
     class _HTTP(HTTPRequestsConnectionClass):
@@ -251,14 +332,19 @@ def _connection_classes(cache_dir: Path | None, deadline: float) -> tuple[type, 
 
 
 def install_transport(
-    requester: Requester, scheme: str, deadline: float, cache_dir: Path | None = None
+    requester: Requester,
+    scheme: str,
+    deadline: float,
+    cache_dir: Path | None = None,
+    budget: NetworkBudget | None = None,
 ) -> bool:
-    """Give ``requester`` the deadline adapter (with the on-disk cache in ``cache_dir``); False without a hook."""
+    """Give ``requester`` the deadline adapter (with the on-disk cache in ``cache_dir``, every
+    request drawing on ``budget``); False without a hook."""
     attr = "_Requester__connectionClass"
     if not hasattr(requester, attr):
         return False
     if cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
-    http_cls, https_cls = _connection_classes(cache_dir, deadline)
+    http_cls, https_cls = _connection_classes(cache_dir, deadline, budget)
     setattr(requester, attr, https_cls if scheme == "https" else http_cls)
     return True

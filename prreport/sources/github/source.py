@@ -42,7 +42,10 @@ _CHECKS_CAP = 1000
 
 
 def _file_fields(f: Any) -> object:
-    """Every field of a listed file the source reads (a malformed one fails here)."""
+    """Every field of a listed file the source reads (a malformed one fails here): an answer
+    that is a JSON object, not a list, gives items without a file name."""
+    if not isinstance(f.filename, str) or not isinstance(f.status, str):
+        raise TypeError(f"a listed file has no file name or status ({f.filename!r}, {f.status!r})")
     return (
         f.filename,
         f.status,
