@@ -161,12 +161,19 @@ def test_a_plugin_module_made_lazy_is_a_named_risk_with_its_registration(tmp_pat
     (made,) = _kind(a, "import.made-lazy")
     assert made.symbol == "pkg.plugin" and made.details["proven"] is False
     assert made.details["effects"] == [
-        {"line": 4, "what": "decorated with register (may register it)", "statement": "def handler"}
+        {
+            "path": "pkg/plugin.py",
+            "line": 4,
+            "what": "decorated with register (may register it)",
+            "statement": "def handler",
+        }
     ]
     assert made.explains == ()
     assert a.model.summary.verdict == "refactor-unproven"
     (risk,) = [r for r in a.model.risks if r["id"] == "lazy-import-effects"]
     assert risk["evidence"][0]["module_path"] == "pkg/plugin.py"
+    # what the plugin imports is deferred too: pkg.registry (no effect of its own) was read
+    assert made.details["effects_checked"] is True
     md = render_markdown(a.model, "en")
     assert "`pkg/plugin.py:4` decorated with register (may register it)" in md
     zh = render_markdown(a.model, "zh")
@@ -258,3 +265,16 @@ def test_an_import_fallback_around_an_import_made_lazy_no_longer_catches_its_err
     md = render_markdown(a.model, "en")
     assert "its ImportError surfaces at the first use, where nothing catches it" in md
     assert a.model.summary.verdict != "pure-refactor"
+
+
+def test_the_effects_of_what_a_module_made_lazy_imports_are_deferred_too(tmp_path: Path):
+    # pkg.loader has no effect of its own, but importing it runs pkg.plugin's registration
+    loader = {"pkg/loader.py": "import pkg.plugin\n\nNAME = 'loader'\n"}
+    before = LISTED_BEFORE.replace("import csv\n", "import csv\nimport pkg.loader\n")
+    after = before.replace("import pkg.loader\n", "lazy import pkg.loader\n")
+    a = _analyse(tmp_path, {**loader, "pkg/app.py": before}, {"pkg/app.py": after})
+    (made,) = _kind(a, "import.made-lazy")
+    assert made.details["proven"] is False
+    assert [(e["path"], e["line"]) for e in made.details["effects"]] == [("pkg/plugin.py", 4)]
+    md = render_markdown(a.model, "en")
+    assert "`pkg/plugin.py:4` decorated with register" in md

@@ -9,16 +9,10 @@ from typing import Any
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import ContextRequest, Finding
+from prreport.python.importeffects import Deferred, deferred_effects
 from prreport.python.importmoves import ImportMove, import_moves, side_lines
 from prreport.python.importtime import annotation_only
-from prreport.python.lazyimports import (
-    NAME,
-    Deferred,
-    deferred_effects,
-    lazy_modules,
-    lazy_target,
-    package_of,
-)
+from prreport.python.lazyimports import NAME, lazy_modules, lazy_target, package_of
 from prreport.python.modules import ModuleIndex, module_index
 from prreport.python.scopeindex import ImportBinding, scope_index
 from prreport.python.sources import SourceFiles
@@ -176,9 +170,10 @@ class ImportMovesAnalyzer(Analyzer):
         index = module_index(sources, self.config.first_party)
         moves = import_moves(bundle, sources)
         wanted = {
-            index.path_of(t) or ""
+            p
             for m in moves
-            if m.kind == "made-lazy" and (t := _target(index, m))
+            if m.kind == "made-lazy"
+            for p in self._deferred(sources, index, m).missing
         }
         if any(m.after is not None and m.after.lazy for m in moves):
             # ``lazy import`` is a SyntaxError before 3.15: which Pythons the project declares
@@ -207,10 +202,20 @@ class ImportMovesAnalyzer(Analyzer):
             if m.kind in ("added", "removed") and _annotation_only(sources, m):
                 fd.details["annotation_only"] = True
             if fd.kind == "import.made-lazy":
-                deferred = deferred_effects(sources, index, _target(index, m))
+                deferred = self._deferred(sources, index, m)
                 fd = _lazy(fd, m, deferred, declared_min_python(sources))
             findings.append(fd)
         return sorted(_with_listings(sources, index, findings), key=Finding.sort_key)
+
+    def _deferred(self, sources: SourceFiles, index: ModuleIndex, m: ImportMove) -> Deferred:
+        """What a module-level import made lazy defers (nothing for a function-local one: it
+        ran at first use before too)."""
+        if m.kind != "made-lazy":
+            return Deferred()
+        importer = index.module_of(m.path) or ""
+        return deferred_effects(
+            sources, index, _target(index, m), importer, self.config.cycle_depth
+        )
 
 
 def _annotation_only(sources: SourceFiles, m: ImportMove) -> bool:
@@ -369,7 +374,8 @@ def _lazy(
     d["target_path"] = deferred.path
     d["effects_checked"] = deferred.checked
     d["effects"] = [
-        {"line": e.line, "what": e.what, "statement": e.statement} for e in deferred.effects
+        {"path": path, "line": e.line, "what": e.what, "statement": e.statement}
+        for path, e in deferred.effects
     ]
     unsupported = d["via"] != NAME and min_python is not None and min_python < (3, 15)
     if unsupported:

@@ -1,5 +1,5 @@
-"""PEP 810 (Python 3.15) facts of one module: ``__lazy_modules__``, ``lazy`` where Python forbids
-it, and what the module does at import time that a lazy import of it would defer.
+"""PEP 810 (Python 3.15) facts of one module: ``__lazy_modules__`` and ``lazy`` where Python
+forbids it (what a lazy import defers: ``importeffects``).
 
 - ``lazy_modules``: the module-global ``__lazy_modules__`` container of module names (a set, list
   or tuple of strings): on 3.15 the plain imports of those names are *potentially lazy* (as if
@@ -7,24 +7,16 @@ it, and what the module does at import time that a lazy import of it would defer
 - ``forbidden``: ``lazy`` inside a function, a class body or a ``try`` statement, ``lazy from m
   import *`` and ``lazy from __future__ import ...`` compile to a ``SyntaxError`` although the
   parser reads them.
-- ``import_effects``: module-level statements whose effect reaches outside the module (a call
-  of a function, a store into an imported object, a registering decorator), each with its line:
-  made lazy, they run at first use instead of at import, or never. Effects confined to the
-  module's own objects are not listed: nothing sees them before the module is used, and a use
-  loads it. Stated assumptions: the imports it runs itself are not followed, a call whose value
-  is assigned or tested computes that value, and calling a class (a CamelCase name) or a known
-  pure helper as a statement does nothing else.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-from prreport.python.moduleimports import ImportBinding, head_tree, is_type_checking
+from prreport.python.moduleimports import ImportBinding
 from prreport.python.modules import ModuleIndex
-from prreport.python.sources import SourceFiles
 
 NAME = "__lazy_modules__"
 
@@ -157,168 +149,6 @@ def forbidden(tree: ast.Module) -> list[Forbidden]:
 
 _TRY: tuple[type[ast.Try], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
 
-# Calls that only build or read a value (by the last part of their dotted name).
-_PURE_CALLS = frozenset(
-    {
-        *(
-            "dict list set frozenset tuple object str int float bool bytes len sorted range "
-            "enumerate zip map filter isinstance issubclass getattr hasattr type property "
-            "staticmethod classmethod min max sum any all repr reversed iter callable chr ord "
-            "hash abs round format slice vars dir"
-        ).split(),
-        *(
-            "TypeVar ParamSpec TypeVarTuple NewType NamedTuple namedtuple TypedDict cast "
-            "getLogger compile get getenv join dirname abspath basename realpath splitext "
-            "expanduser field partial defaultdict OrderedDict deque Counter ContextVar "
-            "dataclass attrib ib Literal Annotated Union Optional Generic Protocol"
-        ).split(),
-    }
-)
-_PURE_DECORATORS = frozenset(
-    (
-        "dataclass dataclass_transform property staticmethod classmethod abstractmethod "
-        "cached_property lru_cache cache wraps total_ordering overload final override "
-        "runtime_checkable unique contextmanager asynccontextmanager singledispatch "
-        "singledispatchmethod setter getter deleter no_type_check deprecated define frozen "
-        "mutable attrs s"
-    ).split()
-)
-
-
-@dataclass(frozen=True)
-class Effect:
-    """One module-level statement whose effect reaches outside the module."""
-
-    line: int
-    what: str  # "calls X" | "stores into X" | "decorated with X (may register it)"
-    statement: str
-
-
-def _tail(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
-
-
-def _root(node: ast.expr) -> str:
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-class _Owned:
-    """The module's own names (bound by an assignment, a ``def`` or a ``class``, not an import)."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.own: set[str] = set()
-        self.imported: set[str] = set()
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.Import, ast.ImportFrom)):
-                self.imported |= {a.asname or a.name.split(".")[0] for a in n.names}
-            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.own.add(n.name)
-            elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                self.own.add(n.id)
-        self.own -= self.imported
-
-    def call_effect(self, call: ast.Call) -> str:
-        """Why a call reaches outside the module ("" when it does not, as far as is known)."""
-        tail, root = _tail(call.func), _root(call.func)
-        if tail in _PURE_CALLS or tail[:1].isupper():
-            return ""
-        if isinstance(call.func, ast.Attribute) and root in self.own:
-            return ""  # a method of the module's own object: nothing outside sees it yet
-        return f"calls {ast.unparse(call.func)}"
-
-
-def _skip(st: ast.stmt) -> bool:
-    """A block that does not run at import: ``if TYPE_CHECKING:``, ``if __name__ == "__main__":``."""
-    if not isinstance(st, ast.If):
-        return False
-    t = st.test
-    main = (
-        isinstance(t, ast.Compare)
-        and isinstance(t.left, ast.Name)
-        and t.left.id == "__name__"
-        and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in t.comparators)
-    )
-    return main or is_type_checking(t)
-
-
-def _children(st: ast.stmt) -> Iterator[ast.stmt]:
-    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return
-    for part in ("body", "orelse", "finalbody"):
-        yield from getattr(st, part, None) or ()
-    for h in getattr(st, "handlers", None) or ():
-        yield from h.body
-    for case in getattr(st, "cases", None) or ():
-        yield from case.body
-
-
-def _statement_effects(st: ast.stmt, owned: _Owned) -> Iterator[tuple[int, str]]:
-    for deco in getattr(st, "decorator_list", ()):
-        func = deco.func if isinstance(deco, ast.Call) else deco
-        if _tail(func) not in _PURE_DECORATORS:
-            yield deco.lineno, f"decorated with {ast.unparse(func)} (may register it)"
-    targets: list[ast.expr] = []
-    if isinstance(st, ast.Assign):
-        targets = st.targets
-    elif isinstance(st, (ast.AugAssign, ast.AnnAssign)):
-        targets = [st.target]
-    for t in targets:
-        if isinstance(t, (ast.Attribute, ast.Subscript)) and _root(t) not in owned.own:
-            yield st.lineno, f"stores into {ast.unparse(t)}"
-    if isinstance(st, (ast.Raise, ast.Delete)):
-        yield st.lineno, f"runs {ast.unparse(st).split(chr(10))[0]}"
-    # A call whose value is assigned or tested computes that value (stated assumption); a call
-    # made as a statement is made for what it does.
-    if isinstance(st, ast.Expr) and isinstance(st.value, (ast.Call, ast.Await)):
-        call = st.value.value if isinstance(st.value, ast.Await) else st.value
-        why = owned.call_effect(call) if isinstance(call, ast.Call) else "awaits"
-        if why:
-            yield st.lineno, why
-
-
-def _first_line(st: ast.stmt) -> str:
-    if isinstance(st, ast.ClassDef):
-        return f"class {st.name}"
-    if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return f"def {st.name}"
-    if hasattr(st, "body"):
-        return ast.unparse(st).split("\n")[0][:120]
-    return ast.unparse(st).split("\n")[0][:120]
-
-
-def import_effects(tree: ast.Module) -> list[Effect]:
-    """Module-level statements whose effect reaches outside the module, in line order."""
-    owned = _Owned(tree)
-    out: list[Effect] = []
-
-    def walk(stmts: Iterable[ast.stmt]) -> None:
-        for st in stmts:
-            if isinstance(st, (ast.Import, ast.ImportFrom)) or _skip(st):
-                continue
-            for line, what in dict.fromkeys(_statement_effects(st, owned)):
-                out.append(Effect(line, what, _first_line(st)))
-            walk(_children(st))
-
-    walk(tree.body)
-    return out
-
-
-@dataclass(frozen=True)
-class Deferred:
-    """What a module-level import made lazy defers: the first-party module it loads and that
-    module's import-time effects (``checked`` False: its source could not be read)."""
-
-    target: str = ""  # "" when the import loads no first-party module
-    path: str = ""
-    checked: bool = True
-    effects: tuple[Effect, ...] = field(default=())
-
 
 def lazy_target(
     index: ModuleIndex, module: str, level: int, name: str, importer: str, path: str
@@ -326,20 +156,6 @@ def lazy_target(
     """The first-party module a lazy import (``module``, ``level``, imported ``name``) loads."""
     b = ImportBinding(module, level, name, "", name or module, 0, 0, True)
     return index.target(b, importer or None, path)
-
-
-def deferred_effects(sources: SourceFiles, index: ModuleIndex, target: str | None) -> Deferred:
-    """The import-time effects of ``target`` (a first-party module), read at head."""
-    if not target:
-        return Deferred()
-    path = index.path_of(target) or ""
-    tree, _ = head_tree(sources, path) if path else (None, False)
-    if tree is None:
-        return Deferred(target, path, checked=False)
-    effects: tuple[Effect, ...] = sources.memo(
-        path, "head", "import-effects", lambda: tuple(import_effects(tree))
-    )
-    return Deferred(target, path, True, effects)
 
 
 def laziness_changed(before: ast.Module, after: ast.Module) -> tuple[set[int], set[int]]:
