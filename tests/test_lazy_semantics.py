@@ -278,3 +278,13 @@ def test_the_effects_of_what_a_module_made_lazy_imports_are_deferred_too(tmp_pat
     assert [(e["path"], e["line"]) for e in made.details["effects"]] == [("pkg/plugin.py", 4)]
     md = render_markdown(a.model, "en")
     assert "`pkg/plugin.py:4` decorated with register" in md
+
+
+def test_a_function_local_import_dropped_for_an_existing_lazy_one_is_made_lazy(tmp_path: Path):
+    before = "lazy import csv\n\n\ndef run(p):\n    import csv\n    return csv.__name__ + p\n"
+    after = "lazy import csv\n\n\ndef run(p):\n    return csv.__name__ + p\n"
+    a = _analyse(tmp_path, {"pkg/app.py": before}, {"pkg/app.py": after})
+    (made,) = _kind(a, "import.made-lazy")
+    assert made.details["already_bound"] is True and made.details["from_function"] is True
+    assert not _kind(a, "import.hoisted")
+    assert a.model.summary.verdict == "pure-refactor"

@@ -295,7 +295,7 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     else:
         msg = f"import of {name} removed from {b.scope if b else '?'}"
     kind = "import.guard-changed" if m.kind == "reguarded" else f"import.{m.kind}"
-    if m.kind == "hoisted" and a is not None and a.lazy and not m.already_bound:
+    if m.kind == "hoisted" and a is not None and a.lazy:
         kind = "import.made-lazy"  # a function-local import now a module-level ``lazy`` one
         msg = f"{name} made a module-level lazy import (was imported in {b.scope if b else '?'})"
     elif m.kind == "made-lazy":
