@@ -98,7 +98,7 @@ def test_a_pr_adopting_lazy_imports_is_analysed_not_unknown(tmp_path: Path):
     assert not [d for d in a.diagnostics if d.origin == "parser"], a.diagnostics
     assert a.model.summary.verdict != "unknown"
     kinds = {f.kind for f in a.findings if f.path == "pkg/app.py"}
-    assert "import.hoisted" in kinds
+    assert "import.made-lazy" in kinds  # PEP 810 semantics: tests/test_lazy_semantics.py
 
 
 def test_type_parameters_are_bound_where_python_binds_them(tmp_path: Path):

@@ -24,6 +24,7 @@ from prreport.equivalence.modulecode import module_code_same, reordered_imports
 from prreport.equivalence.plainclass import moved_constructions
 from prreport.findings import ContextRequest, Finding
 from prreport.python.functions import Function, FunctionIndex, functions
+from prreport.python.lazyimports import laziness_changed
 from prreport.python.linekinds import beyond_imports, inside, is_code, merge_spans, string_lines
 from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
@@ -190,7 +191,10 @@ def _module_level(
         "residual": [],
         "scope": "module and class level, outside functions",
     }
-    exp = [(f.before_path, "-", n) for n in gone] + [(f.path, "+", n) for n in came]
+    # ``import m`` -> ``lazy import m`` lowers alike: the import analyzer says what that does.
+    lazy_old, lazy_new = laziness_changed(*pair.trees)
+    exp = [(f.before_path, "-", n) for n in gone if n not in lazy_old]
+    exp += [(f.path, "+", n) for n in came if n not in lazy_new]
     return Finding(
         "behavior.unchanged",
         f.path,
@@ -207,8 +211,9 @@ def _reordered_imports(pair: _Pair, gone: list[int], came: list[int]) -> Finding
     the same names from the same module on both sides, in another order."""
     f = pair.f
     kept_old, kept_new = reordered_imports(*pair.trees)
-    exp = [(f.before_path, "-", n) for n in gone if n in kept_old]
-    exp += [(f.path, "+", n) for n in came if n in kept_new]
+    lazy_old, lazy_new = laziness_changed(*pair.trees)
+    exp = [(f.before_path, "-", n) for n in gone if n in kept_old and n not in lazy_old]
+    exp += [(f.path, "+", n) for n in came if n in kept_new and n not in lazy_new]
     if not exp:
         return None
     details = {"before_line": 1, "after_line": 1, "before_path": f.before_path, "residual": []}

@@ -234,6 +234,11 @@ def _walk_finding(h: NewLoad, ex: Exploration, index: ModuleIndex, depth: int) -
     if h.preexisting:
         details["preexisting"] = True
     kind, message = _judge(h, ex, index, complete, unavailable, details)
+    if all(b.lazy for b in h.bindings):
+        # PEP 810: loaded at first use, but at import under -X lazy_imports=none, as a hoist.
+        details["lazy"] = True
+        if kind == "cycle.risk":
+            message += " (at import when lazy imports are disabled: -X lazy_imports=none)"
     return Finding(kind, h.file.path, h.bindings[0].line, h.target, message, details)
 
 

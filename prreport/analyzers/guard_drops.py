@@ -155,10 +155,27 @@ class GuardDropAnalyzer(Analyzer):
                     reason = "condition-no-longer-checked"
             else:
                 proven, reason = _try_proof(node, truth, details)
+                lazy = _lazy_names(after, kept_imports or ())
+                if lazy and reason == "dependency-now-required":
+                    # PEP 810: a lazy import fails at the first use of its name, not here.
+                    details["lazy_names"] = lazy
             out.append(
                 _finding(f, scope, d, details, (proven, reason), kept_imports, (removed, added))
             )
         return out
+
+
+def _lazy_names(tree: ast.AST, lines: Iterable[int]) -> list[str]:
+    """Names bound by the ``lazy`` imports on ``lines`` of ``tree``."""
+    wanted = set(lines)
+    return sorted(
+        a.asname or a.name.split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        and getattr(n, "is_lazy", False)
+        and n.lineno in wanted
+        for a in n.names
+    )
 
 
 def _if_proof(

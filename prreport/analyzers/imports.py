@@ -8,11 +8,15 @@ from typing import Any
 
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
-from prreport.findings import Finding
+from prreport.findings import ContextRequest, Finding
+from prreport.python.importeffects import Deferred, deferred_effects
 from prreport.python.importmoves import ImportMove, import_moves, side_lines
 from prreport.python.importtime import annotation_only
+from prreport.python.lazyimports import NAME, lazy_modules, lazy_target, package_of
+from prreport.python.modules import ModuleIndex, module_index
 from prreport.python.scopeindex import ImportBinding, scope_index
 from prreport.python.sources import SourceFiles
+from prreport.python.versions import PACKAGING, declared_min_python
 
 Line = tuple[str, str, int]
 
@@ -160,10 +164,28 @@ class ImportMovesAnalyzer(Analyzer):
 
     name = "imports"
 
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """The first-party modules a module-level import made lazy loads (their import-time
+        effects are deferred), and the packaging files that say which Pythons are supported."""
+        index = module_index(sources, self.config.first_party)
+        moves = import_moves(bundle, sources)
+        wanted = {
+            p
+            for m in moves
+            if m.kind == "made-lazy"
+            for p in self._deferred(sources, index, m).missing
+        }
+        if any(m.after is not None and m.after.lazy for m in moves):
+            # ``lazy import`` is a SyntaxError before 3.15: which Pythons the project declares
+            heads = set(bundle.head_paths)
+            wanted |= {p for p in PACKAGING if p in heads and bundle.file(p) is None}
+        return ContextRequest(files=frozenset(wanted - {""}))
+
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit one ``import.*`` finding per moved, added or removed binding."""
         moves = import_moves(bundle, sources)
         stmts = _Statements(sources, moves)
+        index = module_index(sources, self.config.first_party)
         findings = []
         for m in moves:
             if m.kind == "stayed":
@@ -179,8 +201,21 @@ class ImportMovesAnalyzer(Analyzer):
             fd = _finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2], e[0]))))
             if m.kind in ("added", "removed") and _annotation_only(sources, m):
                 fd.details["annotation_only"] = True
+            if fd.kind == "import.made-lazy":
+                deferred = self._deferred(sources, index, m)
+                fd = _lazy(fd, m, deferred, declared_min_python(sources))
             findings.append(fd)
-        return sorted(findings, key=Finding.sort_key)
+        return sorted(_with_listings(sources, index, findings), key=Finding.sort_key)
+
+    def _deferred(self, sources: SourceFiles, index: ModuleIndex, m: ImportMove) -> Deferred:
+        """What a module-level import made lazy defers (nothing for a function-local one: it
+        ran at first use before too)."""
+        if m.kind != "made-lazy":
+            return Deferred()
+        importer = index.module_of(m.path) or ""
+        return deferred_effects(
+            sources, index, _target(index, m), importer, self.config.cycle_depth
+        )
 
 
 def _annotation_only(sources: SourceFiles, m: ImportMove) -> bool:
@@ -260,4 +295,95 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     else:
         msg = f"import of {name} removed from {b.scope if b else '?'}"
     kind = "import.guard-changed" if m.kind == "reguarded" else f"import.{m.kind}"
+    if m.kind == "hoisted" and a is not None and a.lazy:
+        kind = "import.made-lazy"  # a function-local import now a module-level ``lazy`` one
+        msg = f"{name} made a module-level lazy import (was imported in {b.scope if b else '?'})"
+    elif m.kind == "made-lazy":
+        how = "listed in __lazy_modules__" if m.via == NAME else "made lazy"
+        msg = f"{name}: module-level import {how}"
+    elif m.kind == "made-eager":
+        msg = f"{name}: module-level lazy import made eager"
     return Finding(kind, m.path, line, name, msg, details, explains)
+
+
+def _target(index: ModuleIndex, m: ImportMove) -> str | None:
+    """The first-party module an import made lazy loads."""
+    a = m.after
+    if a is None:
+        return None
+    module = a.module[a.level :] if a.is_from else a.module
+    return lazy_target(
+        index,
+        module,
+        a.level,
+        a.name or "" if a.is_from else "",
+        index.module_of(m.path) or "",
+        m.path,
+    )
+
+
+def _with_listings(
+    sources: SourceFiles, index: ModuleIndex, findings: list[Finding]
+) -> list[Finding]:
+    """The lines of a new ``__lazy_modules__`` are explained by the imports it makes lazy, when
+    each of them is proven (the first one carries them)."""
+    by_file: dict[str, list[int]] = {}
+    for i, fd in enumerate(findings):
+        if fd.kind == "import.made-lazy" and fd.details.get("via") == NAME:
+            by_file.setdefault(fd.path, []).append(i)
+    for path, idx in by_file.items():
+        f = sources.bundle.file(path)
+        listing = lazy_modules(
+            sources.tree(path, "after"), package_of(index.module_of(path) or "", path)
+        )
+        if f is None or listing is None or not all(findings[i].details["proven"] for i in idx):
+            continue
+        added = set(sources.changed(f).added)
+        lines = {(path, "+", n) for n in range(listing.line, listing.end_line + 1) if n in added}
+        first = findings[idx[0]]
+        explains = tuple(sorted({*first.explains, *lines}, key=lambda e: (e[1], e[2], e[0])))
+        findings[idx[0]] = Finding(
+            first.kind, first.path, first.line, first.symbol, first.message, first.details, explains
+        )
+    return findings
+
+
+def _lazy(
+    fd: Finding, m: ImportMove, deferred: Deferred, min_python: tuple[int, ...] | None
+) -> Finding:
+    """``import.made-lazy`` with what still differs, the effects it defers and whether it is
+    proven (a module whose import-time effects now run at first use is not)."""
+    d = fd.details
+    local = m.kind == "hoisted"
+    d["via"] = m.via or "keyword"
+    d["from_function"] = local
+    d["loops_freed"] = (
+        [g["text"] for g in d["from_context"] if g["kind"] == "loop"] if local else []
+    )
+    differences = ["eager-when-disabled"]  # -X lazy_imports=none: loaded at import, as a hoist
+    if local:
+        differences.insert(0, "module-attribute")  # the name is now a global of the module
+    else:
+        differences.append("loaded-at-first-use")
+    if d["via"] == NAME:
+        differences.append("eager-before-3.15")  # __lazy_modules__ is an unused constant there
+    else:
+        differences.append("needs-3.15")
+    d["differences"] = differences
+    d["target_module"] = deferred.target
+    d["target_path"] = deferred.path
+    d["effects_checked"] = deferred.checked
+    d["effects"] = [
+        {"path": path, "line": e.line, "what": e.what, "statement": e.statement}
+        for path, e in deferred.effects
+    ]
+    unsupported = d["via"] != NAME and min_python is not None and min_python < (3, 15)
+    if unsupported:
+        # ``lazy import`` is a SyntaxError on every Python the project still declares.
+        d["requires_python"] = ".".join(map(str, min_python or ()))
+        d["behavior_change"] = True
+    proven = not unsupported and (local or (deferred.checked and not deferred.effects))
+    d["proven"] = proven
+    if not proven and not unsupported:
+        fd = Finding(fd.kind, fd.path, fd.line, fd.symbol, fd.message, d, ())
+    return fd

@@ -171,6 +171,7 @@ def _totals(prs: Sequence[dict[str, Any]], failed: Sequence[dict[str, Any]]) -> 
         "lines_explained": sum(p["explained_lines"] for p in prs),
         "imports_hoisted": _count(prs, "import.hoisted"),
         "imports_sunk": _count(prs, "import.sunk"),
+        "imports_made_lazy": _count(prs, "import.made-lazy"),
         "loops_freed_of_imports": _count(prs, "loop.imports-removed"),
         "dead_code_removed": _count(prs, "code.dead-removed"),
         "cycles_risked": _count(prs, "cycle.risk"),

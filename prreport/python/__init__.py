@@ -47,6 +47,9 @@ Modules and imports
 - ``initorder``: how far a package's ``__init__`` has run when one of its modules first runs.
 - ``boundnames``: the names a module has bound when its statement at a given line runs.
 - ``lazyreasons``: why a function-local import is still lazy (or that it is hoistable).
+- ``lazyimports``: PEP 810 facts: ``__lazy_modules__`` and ``lazy`` where Python forbids it.
+- ``importeffects``: what a module (and what it imports) does at import time that a lazy
+  import of it defers.
 
 Declared facts
 - ``versions``: the lowest Python a project declares, and the version tests it decides.

@@ -15,7 +15,8 @@ from typing import Any
 
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.python.importobjects import ImportObjects
-from prreport.python.modules import PathIndex
+from prreport.python.lazyimports import NAME, lazy_modules, package_of, qualified
+from prreport.python.modules import ModuleIndex, PathIndex, module_index
 from prreport.python.scopeindex import ImportBinding, ScopeIndex, scope_index
 from prreport.python.sources import SourceFiles
 from prreport.textlines import split_lines
@@ -26,6 +27,7 @@ class ImportMove:
     """One relocated, added or removed import binding."""
 
     # hoisted | sunk | moved | reguarded (same scope, other guards) | added | removed
+    # | made-lazy / made-eager (same scope and guards, PEP 810 ``lazy`` added or dropped)
     # | stayed (same scope and guards: no finding)
     kind: str
     path: str  # the file of the after binding (of the before binding for ``removed``)
@@ -37,6 +39,8 @@ class ImportMove:
     # A respelled move: every binding of the other spelling that loads the same object
     # (``from pkg import mod`` in a function -> ``from pkg.mod import a, b`` at module level).
     respelled: tuple[ImportBinding, ...] = ()
+    # made-lazy: "keyword" (``lazy import``) or "__lazy_modules__" (listed there, 3.15 only)
+    via: str = ""
 
     @property
     def local(self) -> ImportBinding | None:
@@ -90,7 +94,11 @@ def _pair_key(
             rb.remove(b)
             ra.remove(same)
             stayed.append(same)
-            moves.append(ImportMove("stayed", path, b, same))
+            if same.lazy != b.lazy and same.at_module_level:
+                kind = "made-lazy" if same.lazy else "made-eager"
+                moves.append(ImportMove(kind, path, b, same, via="keyword" if same.lazy else ""))
+            else:
+                moves.append(ImportMove("stayed", path, b, same))
     # Hoisted: a function-local import is now bound at module level (new there, or already).
     fresh = [a for a in ra if _runtime_module(a)]
     kept = [a for a in stayed if _runtime_module(a)]
@@ -371,15 +379,53 @@ def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[Import
         moves: list[ImportMove] = []
         paths = PathIndex(bundle.head_paths) if bundle.head_paths else None
         objects = ImportObjects(bundle, sources, paths)
+        modules = module_index(sources, ())
         for f in sources.python_files():
             bx = scope_index(sources, f.before_path, "before") if f.before is not None else None
             ax = scope_index(sources, f.path, "after") if f.after is not None else None
             if (f.before is not None and bx is None) or (f.after is not None and ax is None):
                 continue  # unparseable side: the parser diagnostic says so
-            moves.extend(_match_file(f.path, bx, ax, paths, objects))
+            found = _match_file(f.path, bx, ax, paths, objects)
+            moves.extend(_listed_lazy(sources, f, found, modules))
         return _cross_file(moves, bundle, sources, paths)
 
     return sources.memo("", "", "import-moves", build)
+
+
+def _listed_lazy(
+    sources: SourceFiles, f: FileChange, moves: list[ImportMove], modules: ModuleIndex
+) -> list[ImportMove]:
+    """Module-level imports a new ``__lazy_modules__`` lists: made lazy on Python 3.15.
+
+    Python checks each import statement's fully qualified module name against the container;
+    an import in a ``try`` statement (or only under ``TYPE_CHECKING``) is never lazy."""
+    importer = modules.module_of(f.path) or ""
+    package = f.path.endswith("__init__.py")
+    own = package_of(importer, f.path)
+    after = lazy_modules(sources.tree(f.path, "after"), own) if f.after is not None else None
+    if after is None:
+        return moves
+    before = (
+        lazy_modules(sources.tree(f.before_path, "before"), own) if f.before is not None else None
+    )
+    had = before.names if before is not None else frozenset()
+    out = []
+    for m in moves:
+        a = m.after
+        if (
+            m.kind == "stayed"
+            and a is not None
+            and a.at_module_level
+            and not a.lazy
+            and not a.type_checking
+            and not any(g.kind in ("try", "except") for g in a.context)
+            and (a.level == 0 or importer)
+        ):
+            name = qualified(a.module.lstrip("."), a.level, importer, package)
+            if name in after.names and name not in had:
+                m = ImportMove("made-lazy", m.path, m.before, a, via=NAME)
+        out.append(m)
+    return out
 
 
 def side_lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:

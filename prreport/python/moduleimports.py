@@ -26,6 +26,9 @@ class ImportBinding:
     line: int  # line of the alias (the name itself, inside a multi-line block)
     stmt_line: int  # first line of the import statement
     top_level: bool  # a direct child of the module body (not under if/try/with/class)
+    lazy: bool = (
+        False  # PEP 810 ``lazy import``: loaded at first use (eager under lazy_imports=none)
+    )
 
     @property
     def key(self) -> tuple[int, str, str, str]:
@@ -41,15 +44,24 @@ def is_type_checking(test: ast.expr) -> bool:
 
 
 def _bindings(stmt: ast.Import | ast.ImportFrom, top: bool) -> Iterator[ImportBinding]:
+    lazy = bool(getattr(stmt, "is_lazy", 0))
     for a in stmt.names:
         line = getattr(a, "lineno", None) or stmt.lineno
         if isinstance(stmt, ast.Import):
             bound = a.asname or a.name.split(".")[0]
-            yield ImportBinding(a.name, 0, "", a.asname or "", bound, line, stmt.lineno, top)
+            yield ImportBinding(a.name, 0, "", a.asname or "", bound, line, stmt.lineno, top, lazy)
         else:
             bound = a.asname or a.name
             yield ImportBinding(
-                stmt.module or "", stmt.level, a.name, a.asname or "", bound, line, stmt.lineno, top
+                stmt.module or "",
+                stmt.level,
+                a.name,
+                a.asname or "",
+                bound,
+                line,
+                stmt.lineno,
+                top,
+                lazy,
             )
 
 
@@ -97,8 +109,9 @@ def module_level_imports(tree: ast.Module) -> list[ImportBinding]:
 
 
 def newly_module_level(before: ast.Module | None, after: ast.Module) -> list[ImportBinding]:
-    """After-side module-level bindings that were function-local, in a block, or absent before."""
-    prev = module_level_imports(before) if before is not None else []
+    """After-side module-level bindings that were function-local, in a block, or absent before
+    (or ``lazy`` before and eager now: loaded at import time from now on)."""
+    prev = [b for b in module_level_imports(before) if not b.lazy] if before is not None else []
     top_keys = {b.key for b in prev if b.top_level}
     any_keys = {b.key for b in prev}
     out = []

@@ -89,6 +89,8 @@ def _targets(
     """First-party modules a module loaded at import time: {True: unconditionally, False: any}."""
     out: dict[bool, set[str]] = {True: set(), False: set()}
     for b in module_level_imports(tree) if tree is not None else ():
+        if b.lazy:
+            continue  # loaded at first use, not at import time
         target = index.target(b, importer, path) or index.unresolved(b, importer, path)
         if target:
             out[False].add(target)

@@ -31,6 +31,7 @@ class ImportBinding:
     level: int = 0
     stmt_size: int = 1
     is_from: bool = False
+    lazy: bool = False  # PEP 810 ``lazy import`` / ``lazy from`` (the parse door's ``is_lazy``)
 
     @property
     def key(self) -> tuple[str, str | None, str | None]:
@@ -119,6 +120,7 @@ class _Indexer(Walker):
                         0,
                         len(st.names),
                         False,
+                        bool(getattr(st, "is_lazy", False)),
                     )
                 )
         elif isinstance(st, ast.ImportFrom):
@@ -140,6 +142,7 @@ class _Indexer(Walker):
                         st.level,
                         len(st.names),
                         True,
+                        bool(getattr(st, "is_lazy", False)),
                     )
                 )
         else:

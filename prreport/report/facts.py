@@ -9,7 +9,16 @@ from typing import Any
 from prreport.findings import Finding
 from prreport.report.reconcile import accounted, proves_equivalence
 
-_IMPORT_MOVES = ("import.hoisted", "import.sunk", "import.moved", "import.added", "import.removed")
+_IMPORT_MOVES = (
+    "import.hoisted",
+    "import.sunk",
+    "import.moved",
+    "import.added",
+    "import.removed",
+    "import.made-lazy",
+    "import.made-eager",
+    "import.lazy-forbidden",
+)
 
 
 # Findings whose scope the diff changed, and the key in ``details`` that names that scope.
@@ -238,7 +247,8 @@ def file_facts(fds: list[Finding], moved_out: list[dict[str, Any]] | None = None
     for fd in fds:
         fact = _fact(fd)
         if fact is not None:
-            facts[fact[0]].append(fact[1])
+            # made_lazy, made_eager, lazy_forbidden (PEP 810) only when there are some
+            facts.setdefault(fact[0], []).append(fact[1])
     facts["code"] = _grouped_overrides(facts["code"])
     facts["guards_preserved"] = _counted(facts["guards_preserved"])
     facts["retained"] = mark_touching(facts["retained"], fds)
@@ -254,7 +264,7 @@ def _fact(fd: Finding) -> tuple[str, dict[str, Any]] | None:
     """The fact key a finding goes under and what it says there (None: no fact of a file)."""
     k = fd.kind
     if k in _IMPORT_MOVES:
-        return k.split(".")[1], _import_fact(fd)
+        return k.split(".")[1].replace("-", "_"), _import_fact(fd)
     if k.startswith("loop."):
         return k.split(".")[1].replace("-", "_"), _loop_fact(fd)
     if k.startswith("guard."):
@@ -294,6 +304,26 @@ def _import_fact(fd: Finding) -> dict[str, Any]:
         "line": fd.line,
         "merged_into_existing": bool(d.get("merged_into_existing", False)),
         "from_context": list(d.get("from_context", [])),
+    } | (_lazy_fact(fd) if fd.kind in _LAZY_KINDS else {})
+
+
+_LAZY_KINDS = ("import.made-lazy", "import.made-eager", "import.lazy-forbidden")
+
+
+def _lazy_fact(fd: Finding) -> dict[str, Any]:
+    d = fd.details
+    return {
+        # import.made-lazy (PEP 810): how, what still differs, what it defers
+        "via": d.get("via", ""),
+        "proven": d.get("proven") is not False,
+        "from_function": bool(d.get("from_function")),
+        "loops_freed": list(d.get("loops_freed", [])),
+        "differences": list(d.get("differences", [])),
+        "target_module": d.get("target_module", ""),
+        "requires_python": d.get("requires_python", ""),
+        # import.lazy-forbidden
+        "reason": d.get("reason", ""),
+        "statement": d.get("statement", ""),
     }
 
 

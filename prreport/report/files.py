@@ -80,6 +80,8 @@ SYMBOL_PRIORITY = (
     "import.hoisted",
     "import.sunk",
     "import.moved",
+    "import.made-lazy",
+    "import.made-eager",
     "loop.imports-removed",
     "loop.imports-remaining",
     "loop.imports-added",

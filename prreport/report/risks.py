@@ -41,7 +41,8 @@ class RiskInput:
 
 def _guard_evidence(fd: Finding) -> dict[str, Any]:
     before, after = fd.details.get("before"), fd.details.get("after")
-    return evidence(fd, before=guard_texts(before), after=guard_texts(after))
+    lazy = list(fd.details.get("lazy_names", []))  # PEP 810: the error surfaces at first use
+    return evidence(fd, before=guard_texts(before), after=guard_texts(after), lazy_names=lazy)
 
 
 def _import_cycle(x: RiskInput) -> Evidence:
@@ -90,6 +91,34 @@ def _fallback_removed(x: RiskInput) -> Evidence:
 
 def _fallback(fd: Finding) -> bool:
     return fd.details.get("reason") == "dependency-now-required"
+
+
+def _lazy_import_effects(x: RiskInput) -> Evidence:
+    # A module-level import made lazy whose module acts at import time: that now happens at
+    # the first use of the name, or never (or its source could not be read to tell).
+    seen: set[tuple[str, int | None, str]] = set()  # one import statement, many names
+    return [
+        evidence(
+            fd,
+            module=fd.details.get("target_module", ""),
+            module_path=fd.details.get("target_path", ""),
+            checked=fd.details.get("effects_checked", True),
+            effects=list(fd.details.get("effects", []))[:3],
+            effect_count=len(fd.details.get("effects", [])),
+            via=fd.details.get("via", ""),
+        )
+        for fd in x.of("import.made-lazy")
+        if fd.details.get("proven") is False
+        and not fd.details.get("requires_python")
+        and not _seen(seen, (fd.path, fd.line, str(fd.details.get("target_module", ""))))
+    ]
+
+
+def _seen(seen: set[tuple[str, int | None, str]], key: tuple[str, int | None, str]) -> bool:
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
 
 
 def _implicit_call_removed(x: RiskInput) -> Evidence:
@@ -337,6 +366,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("guard-removed", "medium", _guard_removed),
     ("implicit-call-removed", "medium", _implicit_call_removed),
     ("fallback-removed", "medium", _fallback_removed),
+    ("lazy-import-effects", "medium", _lazy_import_effects),
     ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),
     ("import-in-loop", "medium", _import_in_loop),

@@ -52,7 +52,7 @@ def headline_of(findings: list[Finding], files: list[FileEntry], verdict: str) -
             for k, _n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
             if k in SYMBOL_PRIORITY
         ][:3],
-    }
+    } | ({"made_lazy": lazy} if (lazy := names_of(findings, "import.made-lazy")) else {})
 
 
 def action_of(risks: list[dict[str, Any]], findings: list[Finding] | None = None) -> dict[str, Any]:

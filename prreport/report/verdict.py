@@ -15,10 +15,23 @@ from prreport.report.witness import Hunk, witnesses
 # Refactor findings: a PR that has one is (also) a refactor. Incidental imports (``import.added``
 # / ``import.removed``), imports left in loops and ``behavior.unchanged`` (formatting) are not:
 # a bug fix that adds an import or reformats is a plain behaviour change.
-_REFACTOR_KINDS = ("import.hoisted", "import.sunk", "import.moved", "loop.imports-removed")
+_REFACTOR_KINDS = (
+    "import.hoisted",
+    "import.sunk",
+    "import.moved",
+    "import.made-lazy",
+    "import.made-eager",
+    "loop.imports-removed",
+)
 _REFACTOR_PREFIXES = ("code.", "symbol.", "file.renamed")
 # Findings that say behaviour changed, when they are about library code (not tests or docs).
-_CHANGE_KINDS = {"behavior.changed", "guard.dropped", "cycle.risk", "names.unresolved"}
+_CHANGE_KINDS = {
+    "behavior.changed",
+    "guard.dropped",
+    "cycle.risk",
+    "names.unresolved",
+    "import.lazy-forbidden",  # a SyntaxError when the module is compiled (PEP 810)
+}
 
 
 def is_refactor_kind(kind: str) -> bool:
