@@ -199,3 +199,20 @@ def test_an_assignment_expression_binds_its_name() -> None:
         _same(before, "def f(d):\n    if v := d.get(1):\n        return v\n    return 0")
         is not None
     )
+
+
+@pytest.mark.parametrize("block", ["try", "with"])
+def test_a_binding_moved_across_a_call_inside_try_or_with_is_not_equal(block: str) -> None:
+    # A handler (or a suppressing __exit__) goes on with the locals as they were when cb()
+    # raised: before, n is 0 there; after, None.
+    head = "def f(a, cb):\n    n = None\n"
+    if block == "try":
+        wrap = lambda body: (
+            head + "    try:\n" + body + "    except ValueError:\n        pass\n    return n"
+        )  # noqa: E731
+    else:
+        wrap = lambda body: head + "    with cb:\n" + body + "    return n"  # noqa: E731
+    before = wrap("        n = 0\n        cb()\n")
+    after = wrap("        cb()\n        n = 0\n")
+    assert _same(before, after) is None
+    assert _same(before, before.replace("cb()", "cb( )")) is not None

@@ -11,6 +11,7 @@ after a block, each name it assigns is a symbol of the block's outcome, and a ``
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from functools import partial
 
 from prreport.equivalence.effects.statements import Statements
@@ -30,7 +31,7 @@ _SCOPES = (
 )
 
 
-def assigned_names(nodes: list[ast.AST]) -> list[str]:
+def assigned_names(nodes: Sequence[ast.AST]) -> list[str]:
     """Names bound inside ``nodes`` (not in nested scopes), in a fixed order of first binding."""
     seen: dict[str, None] = {}
     stack = list(reversed(nodes))
@@ -170,7 +171,11 @@ class Blocks(Statements):
         inner = self._inner(path, key, names, carried=False)
         if first.optional_vars is not None:
             self.assign(first.optional_vars, ("entered", key), inner)
-        body = self.block(body_stmts, inner, self._leaves(names, loop=False))
+        self.watching += 1  # ``__exit__`` may suppress what the body raises
+        try:
+            body = self.block(body_stmts, inner, self._leaves(names, loop=False))
+        finally:
+            self.watching -= 1
         term = ("with", type(st).__name__, manager, self._values(names, path), body)
         return self._after(term, body, names, path, k, nk, loop=False, orelse=[])
 
@@ -186,16 +191,25 @@ class Blocks(Statements):
             self.emit(p, ("else",))  # what runs here is outside the handlers' reach
             return self.block(st.orelse, p, ends)
 
-        body = self.block(
-            st.body, inner, Conts(orelse if st.orelse else ends.after, ends.brk, ends.cont)
-        )
+        self.watching += 1  # a handler goes on with the locals as they were when it raised
+        try:
+            body = self.block(
+                st.body, inner, Conts(orelse if st.orelse else ends.after, ends.brk, ends.cont)
+            )
+        finally:
+            self.watching -= 1
         handlers = []
         for i, h in enumerate(st.handlers):
             hp = self._inner(path, (key, "except", i), names, carried=True)
             typ = self.eval(h.type, hp) if h.type is not None else ("bare",)
             if h.name:
                 hp.env[h.name] = ("caught", key, i)
-            handlers.append((typ, self.block(h.body, hp, ends)))
+            watch = 1 if st.finalbody else 0  # ``finally`` sees where a handler raised
+            self.watching += watch
+            try:
+                handlers.append((typ, self.block(h.body, hp, ends)))
+            finally:
+                self.watching -= watch
         final: Term = ("nofinally",)
         if st.finalbody:
             fp = self._inner(path, (key, "finally"), names, carried=True)

@@ -59,6 +59,9 @@ class Expressions:
     def code(self, node: ast.AST, path: Path, closure: bool) -> Term:
         raise NotImplementedError
 
+    def bind(self, name: str, value: Term, path: Path) -> None:
+        raise NotImplementedError
+
     # -- effects -------------------------------------------------------------------------
     def emit(self, path: Path, effect: Term) -> Term:
         """Record ``effect`` on ``path``; its result is named by the state it leads to."""
@@ -150,7 +153,7 @@ class Expressions:
 
     def _NamedExpr(self, node: ast.NamedExpr, path: Path) -> Term:
         value = self.eval(node.value, path)
-        path.env[node.target.id] = value
+        self.bind(node.target.id, value, path)
         return value
 
     def _Tuple(self, node: ast.Tuple, path: Path) -> Term:

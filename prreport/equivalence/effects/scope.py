@@ -15,7 +15,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from prreport.equivalence.effects.blocks import Blocks
+from prreport.equivalence.effects.blocks import Blocks, assigned_names
 from prreport.equivalence.effects.expressions import effect_free
 from prreport.equivalence.effects.terms import NONE, Interner, Path, Term, Unsupported, const, ite
 
@@ -47,6 +47,9 @@ class Machine(Blocks):
         self.locals = _local_names(fn)
         self.writes = _write_counts(fn)
         self.inlining: list[str] = []
+        params = [a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)]
+        order = dict.fromkeys([*params, *assigned_names(fn.body)])
+        self.slots = {n: i for i, n in enumerate(order)}
         self.inlined: set[str] = set()
 
     def summary(self) -> Term:
@@ -127,15 +130,16 @@ class Machine(Blocks):
             return None
         trial = Path(env, path.state, [], {}, path.made)
         self.inlining.append(name)
-        frame = self.locals, self.writes
+        frame = self.locals, self.writes, self.watching
         self.locals, self.writes = _local_names(helper), _write_counts(helper)
+        self.watching = 0  # the helper's locals are gone once it raises
         try:
             value = self._straight(helper.body, trial)
         except Unsupported:
             return None
         finally:
             self.inlining.pop()
-            self.locals, self.writes = frame
+            self.locals, self.writes, self.watching = frame
         self.inlined.add(name)
         path.effects.extend(trial.effects)
         path.state, path.made = trial.state, trial.made

@@ -68,7 +68,19 @@ def _split_choice(st: ast.stmt) -> ast.If | None:
 
 
 class Statements(Expressions):
-    """The statement half of the machine (blocks and scope are mixed in by ``Machine``)."""
+    """The statement half of the machine (blocks and scope are mixed in by ``Machine``).
+
+    Inside a ``try`` or ``with`` body (``watching``), any evaluation may raise into a handler
+    or an ``__exit__`` that goes on with the locals as they were at that point, so there each
+    binding of a local and each expression statement is recorded in order too.
+    """
+
+    watching = 0
+    slots: dict[str, int] = {}
+
+    def slot(self, name: str) -> int | str:
+        """A local's rank among the function's names (a renamed local keeps its rank)."""
+        return self.slots.get(name, name)
 
     def block(self, stmts: list[ast.stmt], path: Path, k: Conts) -> Term:
         """The tree of running ``stmts`` on ``path``, then ``k``."""
@@ -99,7 +111,9 @@ class Statements(Expressions):
     def simple(self, st: ast.stmt, path: Path) -> None:
         """Run one statement that neither branches nor leaves."""
         if isinstance(st, ast.Expr):
-            self.eval(st.value, path)
+            value = self.eval(st.value, path)
+            if self.watching:
+                self.emit(path, ("eval", value))
         elif isinstance(st, ast.Assign):
             value = self.eval(st.value, path)
             for target in st.targets:
@@ -136,12 +150,12 @@ class Statements(Expressions):
         )
         for d in reversed(decorators):
             value = self.emit(path, ("call", d, (value,), ()))
-        path.env[st.name] = value
+        self.bind(st.name, value, path)
 
     def assign(self, target: ast.expr, value: Term, path: Path) -> None:
         """Bind ``target`` to ``value`` (an unpacking of an unknown value iterates it: an effect)."""
         if isinstance(target, ast.Name):
-            path.env[target.id] = value
+            self.bind(target.id, value, path)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(e, ast.Starred) for e in target.elts):
                 raise Unsupported("starred target")
@@ -167,12 +181,18 @@ class Statements(Expressions):
         else:
             raise Unsupported("assignment target")
 
+    def bind(self, name: str, value: Term, path: Path) -> None:
+        """Bind a local (recorded as an effect where a handler could see it: ``watching``)."""
+        path.env[name] = value
+        if self.watching:
+            self.emit(path, ("bind", self.slot(name), value))
+
     def _augassign(self, st: ast.AugAssign, path: Path) -> None:
         op = type(st.op).__name__
         target = st.target
         if isinstance(target, ast.Name):
             current = self.read(target.id, path)
-            path.env[target.id] = self._inplace(op, current, self.eval(st.value, path), path)
+            self.bind(target.id, self._inplace(op, current, self.eval(st.value, path), path), path)
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, path)
             current = ("attr", obj, target.attr, tag(path.state, obj))
@@ -201,13 +221,15 @@ class Statements(Expressions):
             else:
                 bound = alias.asname or alias.name
                 obj = f"{'.' * st.level}{st.module or ''}.{alias.name}"
-            path.env[bound] = ("imp", "@" + obj)
+            self.bind(bound, ("imp", "@" + obj), path)
 
     def _delete(self, target: ast.expr, path: Path) -> None:
         if isinstance(target, ast.Name):
             if target.id not in path.env:
                 raise Unsupported("del of an unbound name")
             del path.env[target.id]
+            if self.watching:
+                self.emit(path, ("unbind", self.slot(target.id)))
         elif isinstance(target, ast.Attribute):
             self.emit(path, ("delattr", self.eval(target.value, path), target.attr))
         elif isinstance(target, ast.Subscript):
@@ -263,15 +285,19 @@ class Statements(Expressions):
         """Both sides of an ``if`` only bind names to effect-free values: one path on which each
         such name holds ``a if test else b`` (as a conditional expression would)."""
         plain = [*st.body, *st.orelse]
-        if not effect_free(st.test) or not all(
-            isinstance(s, (ast.Assign, ast.AnnAssign, ast.Pass))
-            and all(
-                isinstance(t, ast.Name)
-                for t in getattr(s, "targets", [getattr(s, "target", None)])
-                if t is not None
+        if (
+            self.watching
+            or not effect_free(st.test)
+            or not all(
+                isinstance(s, (ast.Assign, ast.AnnAssign, ast.Pass))
+                and all(
+                    isinstance(t, ast.Name)
+                    for t in getattr(s, "targets", [getattr(s, "target", None)])
+                    if t is not None
+                )
+                and effect_free(s)
+                for s in plain
             )
-            and effect_free(s)
-            for s in plain
         ):
             return None
         cond = self.truthy(self.eval(st.test, path), path)
