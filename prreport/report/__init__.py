@@ -7,5 +7,6 @@ witnesses of a behaviour change ``witness`` reads from left-over lines), the ris
 (``risks``) and the snippets (``snippets``, with
 their block ranges ``blocks`` and before/after hunks ``snippet_diff``) read; the files
 (``files``, ``facts``), the summary facts (``summary``), claims of the PR text (``claims``),
-review facts (``review``) and related PRs (``related``) make up the rest of ``model``.
+review facts (``review``) and related PRs (``related``) make up the rest of ``model``; the review
+view (``lines``) places every changed line once, folded by what explains it or left to review.
 """
