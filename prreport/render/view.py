@@ -67,8 +67,9 @@ _EDIT_DIFF_LINES = 12
 
 
 def left_hunks(model: ReportModel) -> list[dict[str, Any]]:
-    """Each left-over edit of the review view (``model.ledger["edits"]``, files with most lines
-    left first) with ``diff``: its left lines as a short diff (``-``/``+``, at most 12 lines)."""
+    """Each left-over edit of the review view (``model.ledger["edits"]``) with ``diff``: its left
+    lines as a short diff (``-``/``+``, at most 12 lines). Edits with a witnessed behaviour change
+    first, then those of library source, then the rest, each in the view's file order."""
     rows: dict[int, list[str]] = {}
     order: list[int] = []
     for f in model.diff:
@@ -88,7 +89,7 @@ def left_hunks(model: ReportModel) -> list[dict[str, Any]]:
         if len(lines) > len(cut):
             cut.append(" ...")
         out.append({**edits[k], "diff": "\n".join(cut) + "\n"})
-    return out
+    return sorted(out, key=lambda e: (not e["witnesses"], e["category"] != "source"))
 
 
 def report_view(model: ReportModel, lang: str) -> dict[str, Any]:
