@@ -74,7 +74,7 @@ def _witness_keys(
     ledger: Ledger, witnessed: Sequence[dict[str, Any]]
 ) -> dict[str, dict[tuple[str, int], list[int]]]:
     """By path, the changed (side, line) each witness names -> the witnesses' indexes. A witness
-    without a side (a finding) names its added line, else its removed one."""
+    without a side (a finding) names its line on both sides: neither is folded."""
     out: dict[str, dict[tuple[str, int], list[int]]] = {}
     for k, w in enumerate(witnessed):
         lf = ledger.file(str(w.get("path") or ""))
@@ -86,7 +86,6 @@ def _witness_keys(
         for side in sides:
             if (side, line) in have:
                 out.setdefault(lf.path, {}).setdefault((side, line), []).append(k)
-                break
     return out
 
 
