@@ -237,6 +237,7 @@ def _hunks(
                 "old": old,
                 "new": new,
                 "text": text,
+                "kind": ln.kind,
                 "witnessed": marked,
                 "counted": where[0] == "left",
             }
@@ -248,17 +249,18 @@ def _hunks(
     return hunks, lines_json, set(lines_json)
 
 
-# Folds of lines that say nothing (no finding explains them) shown inside the left run beside them.
-_QUIET = ("blank", "comment", "formatting", "code")
+# Lines that say nothing: a fold of them beside a left run is shown inside it (not counted).
+_QUIET = ("blank", "comment", "formatting")
 
 
 def _absorb(hunk: dict[str, Any]) -> None:
-    """Blank lines, comments and formatting next to or between left lines join the left run
-    (shown, not counted as left), and left runs that then touch are one."""
+    """A fold of blank lines, comments or formatting only (whatever explains them) next to or
+    between left lines joins the left run (shown, not counted as left), and left runs that then
+    touch are one."""
     blocks = hunk["blocks"]
     out: list[dict[str, Any]] = []
     for k, b in enumerate(blocks):
-        quiet = b["type"] == "fold" and b["reason"] in _QUIET
+        quiet = b["type"] == "fold" and all(r["kind"] in _QUIET for r in b["rows"])
         beside = (out and out[-1]["type"] == "left") or (
             k + 1 < len(blocks) and blocks[k + 1]["type"] == "left"
         )
