@@ -452,6 +452,13 @@ def _print_review(report: dict[str, Any], floors: dict[str, dict[str, Any]]) -> 
         for n, _ in columns
     ]
     print(f"{'  at first contact (i29)':30}" + "".join(f"{x:>{width}}" for x in first))
+    # Issue 31's share at first contact: the cohort's first-contact code with the view grafted on.
+    for title, key in (
+        ("median share left, first contact", "median_review_left_share"),
+        ("mean share left, first contact", "mean_review_left_share"),
+    ):
+        cells = [_pct((floors.get(n, {}).get("first_contact") or {}).get(key)) for n, _ in columns]
+        print(f"{title:30}" + "".join(f"{x:>{width}}" for x in cells))
     for group in ("moves", "extractions"):
         before, after = RAID[group]
         print(
