@@ -46,6 +46,9 @@ def review_section(
         '<div class="rv-files">',
     ]
     edits = ledger.get("edits") or []
+    if not ledger.get("left"):
+        # Shown by the "only lines left" switch alone, which would otherwise show nothing.
+        parts.append(f'<p class="rv-empty">{inline(_one(words.none_left()))}</p>')
     for f in files:
         parts.append(_file(f, view, edits, words, inline, links))
     parts += ["</div>", "</div>"]
