@@ -11,6 +11,7 @@ import pytest
 
 from prreport.bundle import load_bundle
 from prreport.config import Config
+from prreport.findings import Finding
 from prreport.pipeline import Analysis, analyse
 from prreport.render import render_comment, render_html, render_json, render_markdown
 from prreport.render.view import left_hunks
@@ -129,3 +130,27 @@ def test_terminal_summary_prints_the_count(analyses) -> None:
 
     text = summary_markdown(render_markdown(analyses[UNPROVEN].model, "en"), [])
     assert "**Lines left to review**: 2 of 23 changed lines (2 edits)." in text
+
+
+def test_small_diff_folds_by_finding_keeps_witnesses_and_absorbs_blank_lines() -> None:
+    # m.py: line 11 explained by an extraction, line 10 left; a witness on a line a finding
+    # explains is left all the same; formatting and the comment fold (or join the left run).
+    from prreport.report.ledger import ledger_of
+    from prreport.report.lines import review_lines
+    from tests.test_ledger import AFTER, BEFORE, _bundle, _change
+
+    fd = Finding("code.extracted", "m.py", 11, "g", "", {}, (("m.py", "+", 11), ("m.py", "+", 5)))
+    bundle = _bundle(_change("m.py", BEFORE, AFTER))
+    ledger = ledger_of(bundle, [fd], [])
+    wit = [{"kind": "value", "path": "m.py", "line": 5, "side": "+", "before": "", "after": ""}]
+    led, diff = review_lines(ledger, [fd], wit)
+    lines = {(x["side"], x["line"]): x for x in led["files"][0]["lines"]}
+    assert lines[("+", 11)]["by"] == [0] and lines[("+", 11)]["left"] is None
+    assert lines[("-", 10)]["left"] is not None
+    assert lines[("+", 5)]["left"] is not None  # witnessed: never folded
+    assert lines[("-", 5)]["left"] is None and lines[("-", 5)]["kind"] == "formatting"
+    assert led["left"] == 2 and led["changed"] == 5 and led["edit_count"] == 2
+    (edit,) = [e for e in led["edits"] if e["witnesses"]]
+    assert (edit["side"], edit["start"]) == ("+", 5)
+    blocks = [b["type"] for h in diff[0]["hunks"] for b in h["blocks"]]
+    assert "fold" in blocks and "left" in blocks

@@ -224,7 +224,9 @@ def _hunks(
             continue
         by = _explainers(ln, ids)
         marked = bool(marks.get(key))
-        where = _place(ln, by, marked, (block["type"], block["key"]) if block else None)
+        # A line whose text the source could not read (one side unread): nothing explains it.
+        unread = lf.status == "no-text" and not ln.text and bool(text.strip()) and not by
+        where = _place(ln, by, marked or unread, (block["type"], block["key"]) if block else None)
         if block is None or (block["type"], block["key"]) != where:
             block = {"type": where[0], "key": where[1], "rows": []}
             if where[0] == "fold":
