@@ -8,7 +8,10 @@ behaviour-preserving called ``pure-refactor``), false change claims (behaviour-p
 commits called ``behavior-change``/``refactor-with-behavior-change``), changes flagged
 (behaviour-changing commits called one of those two, not merely unproven or unknown) and the
 median share of changed lines left to review (no finding explains them) on behaviour-preserving
-commits; then verdict accuracy (pure vs not pure), precision and recall per finding kind the
+commits; then issue 31's review-view figures on behaviour-preserving commits (the median and mean
+share of changed lines the report's review view leaves to read, all files and library source
+only, and the median lines changed and left on the commits labelled with moves and with
+extractions, beside RAID's field-study figures); then verdict accuracy (pure vs not pure), precision and recall per finding kind the
 labels cover, analyzer crashes, and the worst misses. ``--json`` prints the figures as one JSON
 object instead (tests/test_corpus.py reads it and holds them above tests/corpus/floors.json).
 
@@ -32,7 +35,10 @@ from typing import Any
 from prreport.bundle import load_bundle
 from prreport.config import Config
 from prreport.findings import Finding
-from prreport.pipeline import analyse
+from prreport.pipeline import Analysis, analyse
+from prreport.report.ledger import ledger_of
+from prreport.report.reconcile import accounted
+from prreport.report.verdict import witnesses_of
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 
@@ -128,6 +134,11 @@ class CaseResult:
     live_changes: list[str] = field(default_factory=list)
     changed_lines: int = 0
     explained_lines: int = 0
+    # the review view (issue 31): lines left to read, all files and library source only
+    review_left: int = 0
+    source_changed: int = 0
+    source_left: int = 0
+    view_errors: list[str] = field(default_factory=list)
 
     @property
     def left_share(self) -> float:
@@ -135,6 +146,47 @@ class CaseResult:
         if not self.changed_lines:
             return 0.0
         return (self.changed_lines - self.explained_lines) / self.changed_lines
+
+    @property
+    def review_share(self) -> float:
+        """The share of the commit's changed lines its review view leaves to read."""
+        return self.review_left / self.changed_lines if self.changed_lines else 0.0
+
+    @property
+    def source_share(self) -> float | None:
+        """The same over library source files only (None when none changed)."""
+        return self.source_left / self.source_changed if self.source_changed else None
+
+
+def view_errors(analysis: Analysis) -> list[str]:
+    """What breaks issue 31's promise in one report's review view: a changed line shown other
+    than exactly once (folded or left), or a line a witness names folded. The witnesses are
+    computed again from the findings, not read from the view."""
+    model = analysis.model
+    errors: list[str] = []
+    placed: dict[tuple[str, str, int], list[str]] = {}
+    for f in model.diff:
+        for h in f["hunks"]:
+            for b in h["blocks"]:
+                for r in b["rows"]:
+                    if r["sign"] in ("-", "+"):
+                        n = r["old"] if r["sign"] == "-" else r["new"]
+                        placed.setdefault((f["path"], r["sign"], n), []).append(b["type"])
+    ledger = ledger_of(analysis.bundle, list(model.findings), analysis.diagnostics)
+    for lf in ledger.files:
+        if lf.status == "binary":
+            continue
+        for ln in lf.lines:
+            got = placed.get((lf.path, ln.side, ln.line), [])
+            if len(got) != 1:
+                errors.append(f"{lf.path}:{ln.side}{ln.line} shown {len(got)} times")
+    live = [fd for fd in model.findings if not accounted(fd)]
+    for w in witnesses_of(live, ledger):
+        sides = (w["side"],) if w.get("side") in ("-", "+") else ("+", "-")
+        for side in sides:
+            if "fold" in placed.get((w["path"], side, w["line"]), []):
+                errors.append(f"{w['path']}:{side}{w['line']} witnessed ({w['kind']}) but folded")
+    return errors
 
 
 def run_case(label: dict[str, Any]) -> CaseResult:
@@ -149,6 +201,7 @@ def run_case(label: dict[str, Any]) -> CaseResult:
         if "analyzer failed" in d.message or "could not plan" in d.message
     ]
     model = analysis.model
+    source = [f for f in model.ledger.get("files", []) if f["category"] == "source"]
     live = [
         f"{fd.kind} {fd.path}:{fd.line} {fd.symbol}"
         for fd in model.findings
@@ -164,6 +217,10 @@ def run_case(label: dict[str, Any]) -> CaseResult:
         live,
         model.summary.changed_lines,
         model.summary.explained_lines,
+        int(model.ledger.get("left", 0)),
+        sum(f["changed"] for f in source),
+        sum(f["left"] for f in source),
+        view_errors(analysis),
     )
 
 
@@ -177,6 +234,44 @@ def _median(values: list[float]) -> float | None:
     v = sorted(values)
     mid = len(v) // 2
     return round(v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2, 3)
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def _labelled(r: CaseResult, kind: str) -> bool:
+    return any(x.get("kind") == kind for x in r.label.get("refactorings", []))
+
+
+def review_figures(results: list[CaseResult]) -> dict[str, Any]:
+    """Issue 31's figures on behaviour-preserving commits: the share of changed lines the review
+    view leaves to read (median, mean; library source only), and for the commits labelled with
+    moves and with extractions the median lines changed and left (RAID's measure)."""
+    keep = [r for r in results if r.label["behavior_preserving"]]
+    src = [x for x in (r.source_share for r in keep) if x is not None]
+    out: dict[str, Any] = {
+        "median_review_left_share": _median([r.review_share for r in keep]),
+        "mean_review_left_share": _mean([r.review_share for r in keep]),
+        "median_source_left_share": _median(src),
+        "mean_source_left_share": _mean(src),
+        "view_errors": [f"{r.label['id']}: {e}" for r in results for e in r.view_errors],
+    }
+    for name, kind in (("moves", "moved"), ("extractions", "extracted")):
+        group = [r for r in keep if _labelled(r, kind)]
+        out[name] = {
+            "commits": len(group),
+            "median_lines_changed": _median([float(r.changed_lines) for r in group]),
+            "median_lines_left": _median([float(r.review_left) for r in group]),
+            "median_source_lines_left": _median([float(r.source_left) for r in group]),
+            "median_share_left": _median([r.review_share for r in group]),
+        }
+    return out
+
+
+# RAID (Brito and Valente, SANER 2021), field study: median lines to review without and with
+# the refactorings folded away.
+RAID = {"moves": (14.5, 2.0), "extractions": (113.0, 55.0)}
 
 
 def verdict_figures(results: list[CaseResult]) -> dict[str, Any]:
@@ -273,6 +368,7 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
     return {
         "cases": len(results),
         **verdict_figures(results),
+        **review_figures(results),
         "verdict_accuracy": round(correct / len(results), 3) if results else None,
         # every behaviour-preserving commit not proven pure (false change claims included)
         "refactor_called_change": sum(1 for m in misses if m["type"] != "false-pure"),
@@ -333,8 +429,66 @@ def _print_figures(report: dict[str, Any]) -> None:
     print()
 
 
+def _print_review(report: dict[str, Any], floors: dict[str, dict[str, Any]]) -> None:
+    """Issue 31's table: per cohort, the share of changed lines left to read, then moves and
+    extractions beside RAID's figures."""
+    columns = [(name, f) for name, f in report.get("cohorts", {}).items() if name != "all"]
+    columns.append(("whole corpus", report))
+    width = max(16, *(len(n) + 2 for n, _ in columns))
+    print("Lines left to review (behaviour-preserving commits; the review view, issue 31)")
+    print(f"{'':30}" + "".join(f"{n:>{width}}" for n, _ in columns))
+    rows = (
+        ("commits", lambda f: str(f["preserving"])),
+        ("median share left", lambda f: _pct(f["median_review_left_share"])),
+        ("mean share left", lambda f: _pct(f["mean_review_left_share"])),
+        ("median share left, library", lambda f: _pct(f["median_source_left_share"])),
+        ("mean share left, library", lambda f: _pct(f["mean_source_left_share"])),
+        ("unexplained share (i29)", lambda f: _pct(f["median_left_share"])),
+    )
+    for title, fmt in rows:
+        print(f"{title:30}" + "".join(f"{fmt(f):>{width}}" for _, f in columns))
+    first = [
+        _pct((floors.get(n, {}).get("first_contact") or {}).get("median_left_share"))
+        for n, _ in columns
+    ]
+    print(f"{'  at first contact (i29)':30}" + "".join(f"{x:>{width}}" for x in first))
+    # Issue 31's share at first contact: the cohort's first-contact code with the view grafted on.
+    for title, key in (
+        ("median share left, first contact", "median_review_left_share"),
+        ("mean share left, first contact", "mean_review_left_share"),
+    ):
+        cells = [_pct((floors.get(n, {}).get("first_contact") or {}).get(key)) for n, _ in columns]
+        print(f"{title:30}" + "".join(f"{x:>{width}}" for x in cells))
+    for group in ("moves", "extractions"):
+        before, after = RAID[group]
+        print(
+            f"{group + ' (labelled)':30}"
+            + "".join(f"{f[group]['commits']:>{width}}" for _, f in columns)
+        )
+        for title, key in (
+            ("  median lines changed", "median_lines_changed"),
+            ("  median lines left", "median_lines_left"),
+            ("  median library lines left", "median_source_lines_left"),
+            ("  median share left", "median_share_left"),
+        ):
+            cells = [f[group][key] for _, f in columns]
+            print(
+                f"{title:30}"
+                + "".join(f"{_pct(c) if 'share' in key else _num(c):>{width}}" for c in cells)
+            )
+        print(f"{'  RAID field study':30}{before:g} -> {after:g} median lines to review")
+    errors = report["view_errors"]
+    print(f"review view errors: {len(errors)}" + "".join(f"\n  {e}" for e in errors[:10]))
+    print()
+
+
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:g}"
+
+
 def _print(report: dict[str, Any], n_misses: int) -> None:
     _print_figures(report)
+    _print_review(report, cohorts())
     print(f"cases                  {report['cases']}")
     print(f"verdicts               {report['verdicts']}")
     print(f"verdict accuracy       {report['verdict_accuracy']}  (pure vs not pure)")

@@ -310,7 +310,7 @@ def render_outputs(
         if "html" in formats:
             from prreport.render.html import render_html
 
-            outputs[out_dir / f"{stem}{suffix}.html"] = render_html(model, lang, markdown)
+            outputs[out_dir / f"{stem}{suffix}.html"] = render_html(model, lang)
     if "json" in formats:
         from prreport.render.json import render_json
 

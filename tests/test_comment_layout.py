@@ -48,6 +48,7 @@ def test_comment_order_badge_table_then_details(seed_comment):
     rows = [lines[i].split("|")[1].strip() for i in table]
     assert rows == [
         "**Verdict**",
+        "**Lines left to review**",
         "**Recommended action**",
         "**Spots to look at**",
         "**Gate** (`--fail-on cycle.risk`)",

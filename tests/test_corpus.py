@@ -137,3 +137,19 @@ def test_every_rewrite_the_corpus_relies_on_is_worded_in_each_language(scores: d
         text = (ROOT / "templates" / lang / "text.md.j2").read_text(encoding="utf-8")
         missing = [k for k in kinds if f'r.kind == "{k}"' not in text]
         assert not missing, (lang, missing)
+
+
+def test_review_view_shows_every_changed_line_once_and_folds_no_witness(scores: dict) -> None:
+    # Issue 31: on every corpus commit each changed line is in the review view exactly once,
+    # folded or left, and no line a witness names (computed again from the findings) is folded.
+    assert scores["view_errors"] == [], scores["view_errors"][:20]
+
+
+@pytest.mark.parametrize("cohort", COHORTS)
+def test_share_left_in_the_review_view_holds_its_floor(scores: dict, cohort: str) -> None:
+    # Issue 31: the median share of changed lines the review view leaves to read on the
+    # behaviour-preserving commits only goes down (first scored on 2026-12-02, when it was new).
+    f, got = cohorts()[cohort], scores["cohorts"][cohort]
+    if "max_median_review_left_share" in f:
+        value = got["median_review_left_share"]
+        assert value is not None and value <= f["max_median_review_left_share"], value

@@ -698,7 +698,7 @@ def test_pr_text_cannot_inject_markup_or_script():
         assert "<script" not in low and "<iframe" not in low and "<img" not in low
         # No link may point anywhere but http(s)/mailto, and no element may carry an event handler.
         assert re.findall(r"<a [^>]*>", page) and not re.search(
-            r"<a [^>]*href=\"(?!https?:|mailto:|#sec-\d+\")", page
+            r"<a [^>]*href=\"(?!https?:|mailto:|#sec-\d+\"|#review\")", page
         )
         assert not re.search(r"<[a-z][^>]*\son[a-z]+\s*=", page, re.I)
         assert not re.search(r"<[a-z][^>]*(href|src)\s*=\s*\"?\s*javascript:", page, re.I)

@@ -120,6 +120,7 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "reports": (dict,),
     "changed_lines": (int,),
     "explained_lines": (int,),
+    "left_lines": (int,),
     "files": (int,),
     "risks": (list,),
     "risk_tags": (list,),

@@ -77,6 +77,8 @@ def facts_of(model_json: dict[str, Any], problems: list[str]) -> dict[str, Any]:
         "spot_count": len(spots),
         "changed_lines": int(summary.get("changed_lines", 0)),
         "explained_lines": int(summary.get("explained_lines", 0)),
+        # the review view's count: code no finding explains, and witnessed lines
+        "left_lines": int((model_json.get("ledger") or {}).get("left", 0)),
         "files": len(model_json.get("files") or ()),
         "risks": risks,
         "risk_tags": sorted({r["id"] for r in risks}),

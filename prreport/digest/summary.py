@@ -169,6 +169,7 @@ def _totals(prs: Sequence[dict[str, Any]], failed: Sequence[dict[str, Any]]) -> 
         "low_signal_only": sum(1 for p in prs if p["risks"] and not _signal_risks(p)),
         "lines_changed": sum(p["changed_lines"] for p in prs),
         "lines_explained": sum(p["explained_lines"] for p in prs),
+        "lines_left": sum(int(p.get("left_lines", 0)) for p in prs),
         "imports_hoisted": _count(prs, "import.hoisted"),
         "imports_sunk": _count(prs, "import.sunk"),
         "imports_made_lazy": _count(prs, "import.made-lazy"),
@@ -199,6 +200,7 @@ def _repos(prs: Sequence[dict[str, Any]], failed: Sequence[dict[str, Any]]) -> l
                     "review",
                     "lines_changed",
                     "lines_explained",
+                    "lines_left",
                 )
             }
         )

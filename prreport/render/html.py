@@ -19,6 +19,7 @@ from pygments.util import ClassNotFound
 
 from prreport.render.charts import chart_svg, mermaid_blocks, parse_mermaid
 from prreport.render.markdown import render_digest_markdown, render_markdown
+from prreport.render.review_html import review_section
 from prreport.render.templates import environment, templates_dir
 from prreport.render.view import report_view
 from prreport.report.model import ReportModel
@@ -232,16 +233,26 @@ def report_fragment(markdown: str, risks: Sequence[tuple[str, str]], toc_label: 
 
 
 def render_html(model: ReportModel, lang: str, markdown: str | None = None) -> str:
-    """A standalone HTML page of the Markdown report."""
+    """A standalone HTML page of the report: the Markdown report with its Review section (the
+    whole diff, proven lines folded) where the Markdown lists the lines left.
+
+    ``markdown``: the Markdown report already rendered; the page renders its own (with the
+    Review section's place marked), so it is only a hint kept for callers."""
+    del markdown
     view = report_view(model, lang)
     page = environment().get_template("page.html.j2")
     text: Any = environment().get_template(f"{lang}/text.md.j2").make_module({"r": view})
     label = text.toc_label()  # wording lives in the templates
+    # The Review section is drawn here from the model and put in after sanitising (as the
+    # digest's charts are): its place is a paragraph no PR text can spell (a fresh nonce).
+    key = f"PRREPORTREVIEW{secrets.token_hex(8)}"
     body = report_fragment(
-        markdown if markdown is not None else render_markdown(model, lang),
+        render_markdown(model, lang, page=key),
         [(str(k["title"]), str(k["severity"])) for k in view["risks"]],
         str(label).strip(),
     )
+    words: Any = environment().get_template(f"{lang}/review.md.j2").make_module({"r": view})
+    body = body.replace(f"<p>{key}</p>", review_section(model.diff, view, words, _inline))
     # Pygments colours first, so style.css (plain code background, print rules) wins on conflicts.
     light = HtmlFormatter(style="friendly").get_style_defs("pre code")
     dark = HtmlFormatter(style="github-dark").get_style_defs("pre code")
@@ -257,6 +268,11 @@ def render_html(model: ReportModel, lang: str, markdown: str | None = None) -> s
     )
     # autoescape the page shell explicitly: only ``body`` is trusted (already sanitised).
     return page.render(title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css, body=body)
+
+
+def _inline(markdown: str) -> str:
+    """One line of wording (Markdown) as sanitised inline HTML."""
+    return _clean(_markdown().renderInline(markdown))
 
 
 def render_digest_html(digest: dict[str, Any], lang: str, markdown: str | None = None) -> str:

@@ -10,10 +10,13 @@ from prreport.render.view import report_view
 from prreport.report.model import ReportModel
 
 
-def render_markdown(model: ReportModel, lang: str) -> str:
-    """The Markdown report in ``lang``."""
+def render_markdown(model: ReportModel, lang: str, page: str = "") -> str:
+    """The Markdown report in ``lang``.
+
+    ``page``: for the HTML page, a paragraph that stands where its Review section goes (in
+    place of the "Lines left to review" list, which the section holds in full)."""
     tpl = environment().get_template(f"{lang}/report.md.j2")
-    text = tpl.render(m=model, r=report_view(model, lang))
+    text = tpl.render(m=model, r=report_view(model, lang), page=page)
     if lang == "zh":
         text = _zh_spacing(text)
     return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"

@@ -62,6 +62,36 @@ def _add_links(r: dict[str, Any]) -> None:
         s["url"] = f"{base}#L{s['start_line']}-L{s['end_line']}" if base else ""
 
 
+# Lines of one left-over edit the Markdown report quotes.
+_EDIT_DIFF_LINES = 12
+
+
+def left_hunks(model: ReportModel) -> list[dict[str, Any]]:
+    """Each left-over edit of the review view (``model.ledger["edits"]``) with ``diff``: its left
+    lines as a short diff (``-``/``+``, at most 12 lines). Edits with a witnessed behaviour change
+    first, then those of library source, then the rest, each in the view's file order."""
+    rows: dict[int, list[str]] = {}
+    order: list[int] = []
+    for f in model.diff:
+        for h in f["hunks"]:
+            for b in h["blocks"]:
+                if b["type"] == "left":
+                    if b["edit"] not in rows:
+                        order.append(b["edit"])
+                    rows.setdefault(b["edit"], []).extend(
+                        f"{r['sign']}{r['text']}" for r in b["rows"]
+                    )
+    edits = model.ledger.get("edits") or []
+    out = []
+    for k in order:
+        lines = rows[k]
+        cut = lines[:_EDIT_DIFF_LINES]
+        if len(lines) > len(cut):
+            cut.append(" ...")
+        out.append({**edits[k], "diff": "\n".join(cut) + "\n"})
+    return sorted(out, key=lambda e: (not e["witnesses"], e["category"] != "source"))
+
+
 def report_view(model: ReportModel, lang: str) -> dict[str, Any]:
     """The model as JSON plus its ``lang`` wording (summary, captions, risk titles) and motivation sections."""
     r = model.to_json()
@@ -73,4 +103,7 @@ def report_view(model: ReportModel, lang: str) -> dict[str, Any]:
         s["caption"] = _one(text.caption(s))
     for risk in r["risks"]:
         risk["title"] = _one(text.risk_title(risk))
+    r["left_hunks"] = left_hunks(model)
+    # Files with nothing left to read, in the order the review view shows them.
+    r["done_files"] = [f["path"] for f in model.diff if not f["left"] and f["changed"]]
     return r

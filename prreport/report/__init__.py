@@ -8,5 +8,6 @@ witnesses of a behaviour change ``witness`` reads from left-over lines), the ris
 their block ranges ``blocks`` and before/after hunks ``snippet_diff``) read; the files
 (``files``, ``facts``), the summary facts (``summary``), claims of the PR text (``claims``),
 review facts (``review``), related PRs (``related``) and the Public API section (``publicapi``)
-make up the rest of ``model``.
+make up the rest of ``model``; the review view (``lines``) places every changed line once, folded
+by what explains it or left to review.
 """

@@ -12,6 +12,7 @@ from prreport.report.claims import claims_of
 from prreport.report.facts import moved_out_of
 from prreport.report.files import file_entries, file_order
 from prreport.report.ledger import ledger_of
+from prreport.report.lines import review_lines
 from prreport.report.model import ReportModel, Summary
 from prreport.report.publicapi import public_api_of
 from prreport.report.reconcile import account, accounted, confirm_by_behavior
@@ -50,17 +51,15 @@ def build_model(
     # The edits that change behaviour; a behaviour comparison none of them falls in only could
     # not prove its function equal, and says so (``details.witnessed``).
     witnessed = witnesses_of(live, ledger)
+    # Every changed line placed once, folded or left (indexes into ``findings``: marking keeps order).
+    line_ledger, diff = review_lines(ledger, findings, witnessed)
     seen_in: dict[str, list[dict[str, Any]]] = {}
     for w in witnessed:
         seen_in.setdefault(str(w["path"]), []).append(w)
     # Each finding reads only the witnesses of its own file (a scan of all was quadratic).
     findings = [mark_witnessed(fd, seen_in.get(fd.path, [])) for fd in findings]
     live = [fd for fd in findings if not accounted(fd)]
-    moved_out = moved_out_of(findings)
-    by_path: dict[str, list[Finding]] = {}
-    for fd in findings:
-        by_path.setdefault(fd.path, []).append(fd)
-    files = sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
+    files = _files(bundle, findings, config)
     edits = left_edits(ledger)
     verdict = verdict_of(live, ledger, witnessed)
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
@@ -116,7 +115,18 @@ def build_model(
         breakdown=breakdown_of(bundle, findings, files, review),
         claims=tuple(claims_of(pr.title, pr.body, live, verdict)),
         public_api=public_api_of(live, config.analysis.disabled, files, config.analysis.public_api),
+        ledger=line_ledger,
+        diff=diff,
     )
+
+
+def _files(bundle: PullRequestBundle, findings: list[Finding], config: Config) -> list[Any]:
+    """The changed files as the report shows them, in the report's order."""
+    moved_out = moved_out_of(findings)
+    by_path: dict[str, list[Finding]] = {}
+    for fd in findings:
+        by_path.setdefault(fd.path, []).append(fd)
+    return sorted(file_entries(bundle, by_path, moved_out, config), key=file_order)
 
 
 def _pr_fields(bundle: PullRequestBundle) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from prreport.bundle import to_jsonable
@@ -68,8 +68,17 @@ class ReportModel:
     breakdown: dict[str, Any] = field(default_factory=dict)
     claims: tuple[dict[str, Any], ...] = ()
     public_api: dict[str, Any] = field(default_factory=dict)
+    # Every changed line: its kind, the findings (indexes in ``findings``) that explain it, or
+    # the left-over edit (index in ``ledger.edits``) it is left in (``report.lines``).
+    ledger: dict[str, Any] = field(default_factory=dict)
+    # The review view: the same lines with their text and context, hunk by hunk (not in the JSON).
+    diff: tuple[dict[str, Any], ...] = field(default=(), metadata={"json": False})
     schema: str = REPORT_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON value of the report (DESIGN §3 names)."""
-        return to_jsonable(self)
+        """Plain JSON value of the report (DESIGN §3 names); the review view is left out."""
+        return {
+            f.name: to_jsonable(getattr(self, f.name))
+            for f in fields(self)
+            if f.metadata.get("json", True)
+        }
