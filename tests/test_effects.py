@@ -206,12 +206,14 @@ def test_a_binding_moved_across_a_call_inside_try_or_with_is_not_equal(block: st
     # A handler (or a suppressing __exit__) goes on with the locals as they were when cb()
     # raised: before, n is 0 there; after, None.
     head = "def f(a, cb):\n    n = None\n"
-    if block == "try":
-        wrap = lambda body: (
-            head + "    try:\n" + body + "    except ValueError:\n        pass\n    return n"
-        )  # noqa: E731
-    else:
-        wrap = lambda body: head + "    with cb:\n" + body + "    return n"  # noqa: E731
+    opening, closing = {
+        "try": ("    try:\n", "    except ValueError:\n        pass\n    return n"),
+        "with": ("    with cb:\n", "    return n"),
+    }[block]
+
+    def wrap(body: str) -> str:
+        return head + opening + body + closing
+
     before = wrap("        n = 0\n        cb()\n")
     after = wrap("        cb()\n        n = 0\n")
     assert _same(before, after) is None
