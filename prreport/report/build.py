@@ -53,11 +53,7 @@ def build_model(
     witnessed = witnesses_of(live, ledger)
     # Every changed line placed once, folded or left (indexes into ``findings``: marking keeps order).
     line_ledger, diff = review_lines(ledger, findings, witnessed)
-    seen_in: dict[str, list[dict[str, Any]]] = {}
-    for w in witnessed:
-        seen_in.setdefault(str(w["path"]), []).append(w)
-    # Each finding reads only the witnesses of its own file (a scan of all was quadratic).
-    findings = [mark_witnessed(fd, seen_in.get(fd.path, [])) for fd in findings]
+    findings = _marked(findings, witnessed)
     live = [fd for fd in findings if not accounted(fd)]
     files = _files(bundle, findings, config)
     edits = left_edits(ledger)
@@ -118,6 +114,15 @@ def build_model(
         ledger=line_ledger,
         diff=diff,
     )
+
+
+def _marked(findings: list[Finding], witnessed: list[dict[str, Any]]) -> list[Finding]:
+    """The findings with ``details.witnessed`` set; each reads only the witnesses of its own
+    file (a scan of all of them per finding was quadratic)."""
+    seen_in: dict[str, list[dict[str, Any]]] = {}
+    for w in witnessed:
+        seen_in.setdefault(str(w["path"]), []).append(w)
+    return [mark_witnessed(fd, seen_in.get(fd.path, [])) for fd in findings]
 
 
 def _files(bundle: PullRequestBundle, findings: list[Finding], config: Config) -> list[Any]:
