@@ -288,3 +288,11 @@ def test_a_function_local_import_dropped_for_an_existing_lazy_one_is_made_lazy(t
     assert made.details["already_bound"] is True and made.details["from_function"] is True
     assert not _kind(a, "import.hoisted")
     assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_a_module_taken_out_of_lazy_modules_leaves_the_listing_to_review(tmp_path: Path):
+    a = _analyse(tmp_path, {"pkg/app.py": _listed("pkg.heavy")}, {"pkg/app.py": _listed("csv")})
+    (csv,) = _kind(a, "import.made-lazy")
+    assert csv.symbol == "csv" and csv.details["proven"] is True
+    assert csv.explains == ()  # the listing's lines are not explained by it
+    assert a.model.summary.verdict != "pure-refactor"  # pkg.heavy is eager again on 3.15

@@ -333,11 +333,13 @@ def _with_listings(
             by_file.setdefault(fd.path, []).append(i)
     for path, idx in by_file.items():
         f = sources.bundle.file(path)
-        listing = lazy_modules(
-            sources.tree(path, "after"), package_of(index.module_of(path) or "", path)
-        )
+        package = package_of(index.module_of(path) or "", path)
+        listing = lazy_modules(sources.tree(path, "after"), package)
         if f is None or listing is None or not all(findings[i].details["proven"] for i in idx):
             continue
+        old = lazy_modules(sources.tree(f.before_path, "before"), package) if f.before else None
+        if old is not None and old.names - listing.names:
+            continue  # a module taken out is eager again on 3.15: not told here, left to review
         added = set(sources.changed(f).added)
         lines = {(path, "+", n) for n in range(listing.line, listing.end_line + 1) if n in added}
         first = findings[idx[0]]
