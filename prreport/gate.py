@@ -1,9 +1,12 @@
-"""The risk gate: ``--fail-on`` turns listed finding kinds, families, risk tags or levels into exit 1.
+"""The risk gate: ``--fail-on`` turns listed finding kinds, families, risk tags, levels or
+verdicts into exit 1.
 
 A gate that silently never fires is worse than none, so every item of ``--fail-on`` must name
 something a report can contain: a finding kind (``cycle.risk``), a family (``cycle.*``), a risk
-tag (``import-in-loop``) or a risk level (``risk:high``, which fires on that level or above).
-Anything else is an error with the closest known names.
+tag (``import-in-loop``), a risk level (``risk:high``, which fires on that level or above) or a
+verdict (``verdict:behavior-change``; ``verdict:not-pure`` fires on every verdict but
+``pure-refactor``). Anything else is an error with the closest known names. Callers pass the
+report's verdict among the kinds as ``verdict:<value>`` (``verdict_kind``).
 """
 
 from __future__ import annotations
@@ -56,6 +59,20 @@ FINDING_KINDS: tuple[str, ...] = (
 )
 
 _RISK_PREFIX = "risk:"
+_VERDICT_PREFIX = "verdict:"
+VERDICTS = (
+    "pure-refactor",
+    "refactor-unproven",
+    "refactor-with-behavior-change",
+    "behavior-change",
+    "unknown",
+)
+_NOT_PURE = _VERDICT_PREFIX + "not-pure"
+
+
+def verdict_kind(verdict: str) -> str:
+    """The report's verdict as the gate reads it among the kinds."""
+    return _VERDICT_PREFIX + verdict
 
 
 @dataclass(frozen=True)
@@ -77,6 +94,8 @@ class Vocabulary:
             *self.families(),
             *self.risk_tags,
             *(_RISK_PREFIX + lv for lv in self.levels),
+            *(_VERDICT_PREFIX + v for v in VERDICTS),
+            _NOT_PURE,
         )
 
 
@@ -97,6 +116,9 @@ class FailOn:
             for want in self.items:
                 if kind == want or (want.endswith(".*") and kind.startswith(want[:-1])):
                     found.add(kind)
+                elif want == _NOT_PURE and kind.startswith(_VERDICT_PREFIX):
+                    if kind != verdict_kind("pure-refactor"):
+                        found.add(kind)
         wanted_levels = {
             lv
             for item in self.items
@@ -133,10 +155,12 @@ def _unknown(item: str, known: Sequence[str]) -> str:
         levels = [w for w in known if w.startswith(_RISK_PREFIX)]
         hint = f"risk levels are {', '.join(levels)}"
     else:
-        hint = "expected a finding kind (cycle.risk), a family (cycle.*), a risk tag (import-in-loop) or risk:LEVEL"
+        hint = "expected a finding kind (cycle.risk), a family (cycle.*), a risk tag (import-in-loop), risk:LEVEL or verdict:VALUE"
+    if item.startswith(_VERDICT_PREFIX):
+        hint = "verdicts are " + ", ".join(w for w in known if w.startswith(_VERDICT_PREFIX))
     if close:
         hint = "did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
-    return f"--fail-on: {item!r} is not a finding kind, family, risk tag or level; {hint} (`prreport help fail-on` lists them)"
+    return f"--fail-on: {item!r} is not a finding kind, family, risk tag, level or verdict; {hint} (`prreport help fail-on` lists them)"
 
 
 def gate_failure(
@@ -147,5 +171,8 @@ def gate_failure(
     hits = gate.hits(kinds, risks)
     if not hits:
         return None
-    counts = ", ".join(f"{h} ×{kinds.count(h)}" if h in kinds else h for h in hits)
+    counts = ", ".join(
+        f"{h} ×{kinds.count(h)}" if h in kinds and not h.startswith(_VERDICT_PREFIX) else h
+        for h in hits
+    )
     return f"fail-on: the report has {counts} (listed in --fail-on {','.join(gate.items)})"

@@ -485,3 +485,26 @@ def test_follow_up_diffs_are_bounded_by_max_followups(tmp_path: Path):
     skipped = [f for f in hoistable if f.details.get("followup_skipped")]
     assert (len(with_diff), len(skipped)) == (10, 3)
     assert all("+import mod" in f.details["followup_diff"] for f in with_diff)
+
+
+def test_a_module_the_importer_already_imports_at_module_level_is_hoistable(tmp_path: Path):
+    # sglang #35980: `from sglang.common import staging_handler` inside functions of a file
+    # that imports staging_handler at module level costs nothing to hoist: not "heavy".
+    src = (
+        "import torch\n"
+        "from pkg import handler\n\n\n"
+        "def again():\n    from pkg.handler import run\n\n    return run()\n\n\n"
+        "def heavy():\n    import numpy\n\n    return numpy\n"
+    )
+    a = _pr_repo(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/handler.py": "import torch\n\n\ndef run():\n    return torch\n",
+            "pkg/r.py": src,
+        },
+        {"pkg/r.py": src + "\nY = 2\n"},
+    )
+    got = {f.symbol: f.details for f in _of(a, "lazy-import.retained")}
+    assert got["run"]["reason"] == "hoistable" and got["run"]["already_imported_line"] == 2
+    assert got["numpy"]["reason"] == "heavy-dependency"

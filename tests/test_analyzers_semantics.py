@@ -462,3 +462,22 @@ def test_a_changed_constant_at_module_level_is_not_explained(tmp_path):
     result = _pr(tmp_path, {"m.py": before}, {"m.py": before.replace("10", "20")})
     assert _kind(result, "behavior.unchanged") == []
     assert result.model.summary.verdict == "behavior-change"
+
+
+def test_an_import_made_for_its_effect_is_not_unused(tmp_path):
+    # Registration, patching, configuration: the comment says so, or ``import a.b`` loads a.b.
+    base = {"lib/__init__.py": "", "lib/core.py": "def run():\n    return 1\n"}
+    after = {
+        "lib/__init__.py": "",
+        "lib/core.py": (
+            "import lib.plugins\n"
+            "import readline  # noqa: F401\n"
+            "from lib import handlers  # registers the handlers\n"
+            "import os\n\n\n"
+            "def run():\n    return 1\n"
+        ),
+        "lib/plugins.py": "",
+        "lib/handlers.py": "",
+    }
+    unused = [f.symbol for f in _kind(_pr(tmp_path, base, after), "names.unused-import")]
+    assert unused == ["os"]

@@ -218,3 +218,55 @@ def test_a_move_claim_is_answered_by_the_rename_it_describes():
     # a rename the text does not name answers nothing
     claims = by_id(claims_of(title, "", [unrelated], "pure-refactor"))
     assert claims["moved"]["status"] == "not-checkable"
+
+
+def test_subjects_that_are_claims_are_checked():
+    # issue 32 §4: these got "No checkable claim".
+    dead = Finding("code.dead-removed", "pkg/a.py", 4, "_helper", "dead", {"proven": True})
+    for title in (
+        "Remove unused private function",
+        "Removed an unused internal class",
+        "Remove unused get_foo()",
+    ):
+        assert (
+            by_id(claims_of(title, "", [dead], "pure-refactor"))["dead-code"]["status"]
+            == "supported"
+        )
+    sunk = Finding("import.sunk", "pkg/a.py", 9, "torch", "sunk")
+    for title in ("Lazy import of torch", "make torch import lazy"):
+        assert (
+            by_id(claims_of(title, "", [sunk], "pure-refactor"))["made-lazy"]["status"]
+            == "supported"
+        )
+    hoisted = Finding("import.hoisted", "pkg/a.py", 1, "torch", "hoisted")
+    assert (
+        by_id(claims_of("make torch import lazy", "", [hoisted], "pure-refactor"))["made-lazy"][
+            "status"
+        ]
+        == "contradicted"
+    )
+    assert "moved" in by_id(claims_of("Move `name` to utils", "", [], "pure-refactor"))
+    kept = by_id(claims_of("tidy", "Two lazy imports are kept on purpose.", [], "pure-refactor"))
+    assert "kept-lazy" in kept and "made-lazy" not in kept
+
+
+def test_in_loop_claim_counts_imports_of_exclusive_branches_once(seed_repo):
+    # The two imports sit in branches that each end with `continue`: at most one ran per
+    # iteration ("once per matching message", as the PR says), not two.
+    from prreport.config import Config, GitConfig
+    from prreport.pipeline import analyse, gather
+    from prreport.render import render_markdown
+    from prreport.sources.git import GitSource
+    from tests.fixtures import seed_pr
+
+    repo, _base, _sha = seed_repo
+    cfg = Config(git=GitConfig(repo=str(repo.path)))
+    model = analyse(gather(GitSource(str(seed_pr.PR_NUMBER), cfg.git), cfg), cfg).model
+    loops = by_id(list(model.claims))["in-loop-import"]["fact"]["loops"]
+    assert [(lp["before"], lp["per_iteration"]) for lp in loops] == [(2, 1), (2, 1)]
+    text = " ".join(render_markdown(model, "en").split())
+    assert (
+        "held 2 import statements in exclusive branches, at most 1 run per iteration before, 0 now"
+        in text
+    )
+    assert "每次迭代至多执行 1 条" in render_markdown(model, "zh")

@@ -168,3 +168,34 @@ def test_readme_lists_exactly_the_vocabulary():
     section = readme.split("Findings have stable kinds", 1)[1].split("The verdict follows", 1)[0]
     listed = set(re.findall(r"`([a-z-]+\.[a-z-]+)`", section))
     assert listed == set(FINDING_KINDS)
+
+
+def test_fail_on_a_verdict(loop_repo: Repo, tmp_path: Path):
+    # The loop PR keeps an import in the loop: not a behaviour change, so a gate on the
+    # change verdicts passes and one on "not pure" or on its own verdict fails.
+    verdict = __import__("json").loads(
+        next((tmp_path / "a").glob("*.json")).read_text()
+        if _report(loop_repo, tmp_path / "a").exit_code == 0
+        else "{}"
+    )["summary"]["verdict"]
+    ok = _report(loop_repo, tmp_path / "b", "--fail-on", "verdict:behavior-change")
+    assert ok.exit_code == (1 if verdict == "behavior-change" else 0), ok.stderr
+    own = _report(loop_repo, tmp_path / "c", "--fail-on", f"verdict:{verdict}")
+    assert own.exit_code == 1 and f"verdict:{verdict}" in own.stderr
+    not_pure = _report(loop_repo, tmp_path / "d", "--fail-on", "verdict:not-pure")
+    assert not_pure.exit_code == (0 if verdict == "pure-refactor" else 1)
+
+
+def test_an_unknown_verdict_is_one_error_listing_the_verdicts(loop_repo: Repo, tmp_path: Path):
+    res = _report(loop_repo, tmp_path, "--fail-on", "verdict:pure")
+    _one_error(res, "verdict:pure-refactor", "verdict:not-pure")
+
+
+def test_gate_on_verdicts_unit():
+    gate = parse_fail_on("verdict:not-pure", fail_on_vocabulary())
+    assert gate.hits(["verdict:pure-refactor"], []) == []
+    assert gate.hits(["verdict:refactor-unproven", "cycle.safe"], []) == [
+        "verdict:refactor-unproven"
+    ]
+    failure = gate_failure(gate, ["verdict:unknown"], [])
+    assert failure is not None and "verdict:unknown" in failure and "×" not in failure

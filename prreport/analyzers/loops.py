@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 
 from prreport.analyzers import Analyzer, register
@@ -69,6 +70,9 @@ class LoopImportsAnalyzer(Analyzer):
                     "import_lines_after": list(a.import_lines) if a else [],
                     "file_before": file_before,
                     "file_after": file_after,
+                    # At most this many run in one iteration (one branch of an if/elif runs).
+                    "per_iteration_before": _per_iteration(sources, f.before_path, "before", b),
+                    "per_iteration_after": _per_iteration(sources, f.path, "after", a),
                 }
                 findings.append(
                     Finding(
@@ -81,3 +85,58 @@ class LoopImportsAnalyzer(Analyzer):
                     )
                 )
         return sorted(findings, key=Finding.sort_key)
+
+
+def _per_iteration(sources: SourceFiles, path: str, side: str, loop: Loop | None) -> int:
+    """The most import statements one iteration of ``loop`` can run: branches of an ``if``,
+    the cases of a ``match`` and the handlers of a ``try`` exclude each other; a nested loop's
+    imports count once per statement (they may run more often: not "at most")."""
+    if loop is None:
+        return 0
+    tree = sources.tree(path, side)
+    if tree is None:
+        return len(loop.import_lines)
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.lineno == loop.line
+        ),
+        None,
+    )
+    if node is None:
+        return len(loop.import_lines)
+    return _most(node.body)
+
+
+_NONE = -(10**9)  # no path
+
+
+def _most(stmts: list[ast.stmt]) -> int:
+    fall, left = _paths(stmts)
+    return max(fall, left, 0)
+
+
+def _paths(stmts: list[ast.stmt]) -> tuple[int, int]:
+    """(most imports on a path that reaches the end of ``stmts``, most on one that leaves
+    early by ``continue``/``break``/``return``/``raise``)."""
+    fall, left = 0, _NONE
+    for st in stmts:
+        if fall == _NONE:
+            break
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            fall += 1
+        elif isinstance(st, (ast.Continue, ast.Break, ast.Return, ast.Raise)):
+            fall, left = _NONE, max(left, fall)
+        elif isinstance(st, ast.If):
+            (bf, bl), (of, ol) = _paths(st.body), _paths(st.orelse)
+            left = max(left, fall + max(bl, ol))
+            fall = fall + max(bf, of) if max(bf, of) != _NONE else _NONE
+        elif isinstance(st, ast.Match):
+            cases = [_paths(c.body) for c in st.cases]
+            left = max([left, *(fall + c[1] for c in cases)])
+            fall += max([0, *(c[0] for c in cases)])
+        elif isinstance(st, (ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            # Handlers, a nested loop's repeats, ``else`` and ``finally``: counted as written.
+            fall += sum(1 for n in ast.walk(st) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return fall, left

@@ -125,6 +125,7 @@ class NameAnalyzer(Analyzer):
         added = set(sources.changed(f).added) if f.before is not None else None
         reexport = f.path.endswith("__init__.py")
         exported = dunder_all(tree)
+        rows = (sources.text(f.path, "after") or "").splitlines()
         out = []
         for s in walk(module):
             if not s.imports:
@@ -137,6 +138,8 @@ class NameAnalyzer(Analyzer):
                     continue
                 if s is module and (reexport or bound in exported):
                     continue
+                if _for_its_effect(rows[line - 1] if 0 < line <= len(rows) else "", bound, mod):
+                    continue
                 out.append(
                     Finding(
                         "names.unused-import",
@@ -148,3 +151,27 @@ class NameAnalyzer(Analyzer):
                     )
                 )
         return out
+
+
+_EFFECT_WORDS = (
+    "noqa",
+    "side effect",
+    "side-effect",
+    "register",
+    "for its effect",
+    "patch",
+    "monkeypatch",
+    "needed",
+    "required",
+    "import for",
+)
+
+
+def _for_its_effect(row: str, bound: str, module: str) -> bool:
+    """An import made for what importing does (registration, patching, configuration), not
+    for its name: the line says so in a comment (``# noqa: F401``, ``# registers the
+    handlers``...), or it is ``import a.b``, which loads ``a.b`` and binds only ``a``."""
+    comment = row.partition("#")[2].lower() if "#" in row else ""
+    if any(w in comment for w in _EFFECT_WORDS):
+        return True
+    return "." in module and bound == module.split(".")[0] and f"import {module}" in row

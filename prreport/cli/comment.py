@@ -34,7 +34,7 @@ from prreport.cli.options import (
 )
 from prreport.config import Config
 from prreport.errors import ConfigError
-from prreport.gate import FailOn, gate_failure
+from prreport.gate import FailOn, gate_failure, verdict_kind
 
 _HELP = """Render the report for PR N and keep exactly one prreport comment on it.
 
@@ -402,8 +402,9 @@ def _render(
     md = outputs[md_path] if md_path else render_markdown(analysis.model, src_config.report.lang)
     risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
     gate_view = None
+    found = [*analysis.live_kinds(), verdict_kind(analysis.model.summary.verdict)]
     if gate is not None and gate.items:
-        gate_view = {"kinds": list(gate.items), "hits": gate.hits(analysis.live_kinds(), risks)}
+        gate_view = {"kinds": list(gate.items), "hits": gate.hits(found, risks)}
     shown = render_comment(analysis.model, src_config.report.lang, gate_view)
     if md_path is not None:
         outputs[md_path.with_name(md_path.name[: -len(".md")] + ".comment.md")] = shown
@@ -413,4 +414,4 @@ def _render(
         for p in outputs:
             written["comment" if p.name.endswith(".comment.md") else p.suffix.lstrip(".")] = str(p)
             click.echo(f"wrote {p}", err=True)
-    return md, shown, written, analysis.live_kinds(), risks, analysis.model.pr.get("number")
+    return md, shown, written, found, risks, analysis.model.pr.get("number")

@@ -14,7 +14,7 @@ import click
 
 from prreport.cli.options import to_stdout
 from prreport.config import Config
-from prreport.gate import FailOn
+from prreport.gate import FailOn, verdict_kind
 
 if TYPE_CHECKING:
     from prreport.digest.jobs import Outcome
@@ -66,6 +66,8 @@ def _gate(gate: FailOn, data: dict[str, Any]) -> int:
         # proven refactor accounts for is not one (digests written before had only kind_counts).
         counts = pr.get("live_kind_counts", pr.get("kind_counts")) or {}
         kinds = [k for k, n in counts.items() for _ in range(int(n))]
+        if pr.get("verdict"):
+            kinds.append(verdict_kind(str(pr["verdict"])))
         risks = [(str(r.get("id")), str(r.get("severity"))) for r in pr.get("risks") or ()]
         hits = gate.hits(kinds, risks)
         if hits:

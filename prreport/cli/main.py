@@ -13,6 +13,7 @@ from prreport.cli.comment import comment_cmd
 from prreport.cli.digest import digest_cmd
 from prreport.cli.options import HELP_SETTINGS, fail_on_vocabulary, version_option
 from prreport.cli.report import REPORT_HELP, report_cmd
+from prreport.gate import VERDICTS
 
 # What a report TARGET looks like, so that a near-miss of a command name that is also a
 # plausible revision (a SHA, a range, a path-like branch) is never taken for a typo.
@@ -99,6 +100,11 @@ def _fail_on_help() -> str:
         ("families:", ", ".join(vocab.families())),
         ("risk tags:", ", ".join(vocab.risk_tags)),
         ("risk levels:", f"{levels} (a level or any higher one)"),
+        (
+            "verdicts:",
+            ", ".join(f"verdict:{v}" for v in VERDICTS)
+            + ", verdict:not-pure (any verdict but pure-refactor)",
+        ),
     ]
     lines = ["--fail-on LIST exits 1 (after writing the report) when the report has any of:", ""]
     for title, items in groups:
@@ -110,6 +116,9 @@ def _fail_on_help() -> str:
             break_on_hyphens=False,
         )
     lines += ["", "Example: prreport 35980 --fail-on cycle.risk,guard.dropped,risk:high"]
+    lines += [
+        "         prreport 35980 --fail-on verdict:behavior-change,verdict:refactor-with-behavior-change"
+    ]
     return "\n".join(lines)
 
 

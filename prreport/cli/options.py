@@ -55,7 +55,8 @@ fail_on_option = click.option(
     "fail_on",
     metavar="LIST",
     help="Exit 1 when the report has one of these: a finding kind (cycle.risk), a family "
-    "(cycle.*), a risk tag (import-in-loop) or risk:LEVEL (risk:high); see 'prreport help fail-on'.",
+    "(cycle.*), a risk tag (import-in-loop), risk:LEVEL (risk:high) or a verdict "
+    "(verdict:behavior-change, verdict:not-pure); see 'prreport help fail-on'.",
 )
 
 

@@ -29,7 +29,7 @@ from prreport.cli.options import (
     to_stdout,
     version_option,
 )
-from prreport.gate import gate_failure
+from prreport.gate import gate_failure, verdict_kind
 from prreport.output import write_all, write_atomic
 from prreport.render.escape import terminal_line
 
@@ -176,7 +176,8 @@ def report_cmd(
             for p in outputs:
                 click.echo(f"wrote {p}", err=True)
         risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
-        failure = gate_failure(gate, analysis.live_kinds(), risks)
+        verdict = verdict_kind(analysis.model.summary.verdict)
+        failure = gate_failure(gate, [*analysis.live_kinds(), verdict], risks)
         if failure:
             click.echo(failure, err=True)
             return 1

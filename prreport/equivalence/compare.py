@@ -137,7 +137,10 @@ def canonical_def(
     names = {**module, **bindings(own, path)}
     own_names = set(bindings(own, path))
     rebound = sources.memo(path, side, "rebound-builtins", lambda: rebound_builtins(tree))
-    return canonical(fn, names, locally_bound(fn) - own_names, rebound, _method_of(fn, tree))
+    owners = sources.memo(path, side, "method-owners", lambda: _owners(tree))
+    return canonical(
+        fn, names, locally_bound(fn) - own_names, rebound, _method_of(fn, tree, owners)
+    )
 
 
 def _generator_rewrites(
@@ -163,7 +166,15 @@ def _generator_rewrites(
     return generator_rewrites(sources, f.path, key, canon, fresh, declared_min_python(sources))
 
 
-def _method_of(fn: _DefNode, tree: ast.Module) -> tuple[str, str] | None:
+def _owners(tree: ast.Module) -> dict[int, ast.ClassDef]:
+    """Each method of a module-level class, by ``id``, to its class (made once per module: a
+    scan per function was quadratic in the functions of a large changed module)."""
+    return {id(x): st for st in tree.body if isinstance(st, ast.ClassDef) for x in st.body}
+
+
+def _method_of(
+    fn: _DefNode, tree: ast.Module, owners: dict[int, ast.ClassDef]
+) -> tuple[str, str] | None:
     """(class, first parameter) when ``fn`` is a method, not static, of an undecorated class
     at module level whose name nothing else in the module binds: there ``super(C, p)`` is
     ``super()`` (a class decorator may return another class, e.g. a slots dataclass)."""
@@ -172,10 +183,7 @@ def _method_of(fn: _DefNode, tree: ast.Module) -> tuple[str, str] | None:
         isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list
     ):
         return None
-    owner = next(
-        (st for st in tree.body if isinstance(st, ast.ClassDef) and any(x is fn for x in st.body)),
-        None,
-    )
+    owner = owners.get(id(fn))
     if owner is None or owner.decorator_list:
         return None
     return (owner.name, params[0].arg) if single_binding(tree, owner.name) is owner else None

@@ -156,6 +156,8 @@ def stale_references(
             continue
         if row.lstrip().startswith("#") or (path == old_path and int(line) in shim):
             continue
+        if m.kind == "symbol.renamed" and _aliased_to_old(sources, path, name, m.new.name):
+            continue  # ``from m import new as old``: the old name there is the new definition
         if m.kind == "symbol.renamed" and not _used_there(sources, path, int(line), row, name):
             continue  # the word in prose (a docstring, a message), not a use of the definition
         if m.kind == "symbol.renamed":
@@ -168,6 +170,16 @@ def stale_references(
         ):
             stale.append(hit)
     return stale, scope
+
+
+def _aliased_to_old(sources: SourceFiles, path: str, old: str, new: str) -> bool:
+    """The file imports the renamed definition under its old name (``from m import new as
+    old``): every use of the old name there reaches the new definition."""
+    tree = sources.tree(path, "head")
+    return tree is not None and any(
+        isinstance(n, ast.ImportFrom) and any(a.name == new and a.asname == old for a in n.names)
+        for n in ast.walk(tree)
+    )
 
 
 def _used_there(sources: SourceFiles, path: str, line: int, row: str, name: str) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from prreport.python.deps import OPTIONAL_BACKENDS
 from prreport.python.guardtests import optional_flags, optional_guard, platform_guard
 from prreport.python.importgraph import Exploration, as_module_binding, explore
+from prreport.python.moduleimports import module_level_imports
 from prreport.python.modules import ModuleIndex
 from prreport.python.scopeindex import ImportBinding
 from prreport.python.sources import SourceFiles
@@ -72,6 +73,11 @@ def reason_for(
     for g in reversed(b.context):
         if platform_guard(g):
             return ("platform-guard", g.text, "under a platform/device/capability check", extra)
+    already = _imported_at_module_level(b, path, target, cx)
+    if already is not None:
+        # The module is loaded when the importer is: hoisting costs nothing more.
+        extra["already_imported_line"] = already
+        return ("hoistable", "", f"already imported at module level (line {already})", extra)
     if not b.level and target is None and top in cx.heavy:
         return ("heavy-dependency", "", f"{top} is a heavy dependency", extra)
     heavy = sorted(ex.external & cx.heavy) if ex is not None else []
@@ -83,3 +89,26 @@ def reason_for(
     if ex is not None and not ex.complete:
         return ("unverified", "", "whether hoisting it closes an import cycle is unknown", extra)
     return ("hoistable", "", "", extra)
+
+
+def _imported_at_module_level(
+    b: ImportBinding, path: str, target: str | None, cx: LazyContext
+) -> int | None:
+    """The line of an unguarded top-level import of the same module in the importer (the
+    head tree), when there is one: then the module is already loaded at import time."""
+    tree = cx.sources.tree(path, "head")
+    if tree is None:
+        return None
+    wanted = target or (b.module if not b.level else None)
+    if not wanted:
+        return None
+    importer = cx.index.module_of(path)
+    for x in cx.sources.memo(
+        path, "head", "module-level-imports", lambda: module_level_imports(tree)
+    ):
+        if not x.top_level:
+            continue
+        got = cx.index.target(x, importer, path) or (x.module if not x.level else None)
+        if got == wanted:
+            return x.line
+    return None

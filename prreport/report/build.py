@@ -49,7 +49,11 @@ def build_model(
     # The edits that change behaviour; a behaviour comparison none of them falls in only could
     # not prove its function equal, and says so (``details.witnessed``).
     witnessed = witnesses_of(live, ledger)
-    findings = [mark_witnessed(fd, witnessed) for fd in findings]
+    seen_in: dict[str, list[dict[str, Any]]] = {}
+    for w in witnessed:
+        seen_in.setdefault(str(w["path"]), []).append(w)
+    # Each finding reads only the witnesses of its own file (a scan of all was quadratic).
+    findings = [mark_witnessed(fd, seen_in.get(fd.path, [])) for fd in findings]
     live = [fd for fd in findings if not accounted(fd)]
     moved_out = moved_out_of(findings)
     by_path: dict[str, list[Finding]] = {}
@@ -72,6 +76,7 @@ def build_model(
         headline={
             **headline_of(live, files, verdict),
             "unknown_reason": unknown_reason(verdict, ledger),
+            "tests_only": verdict == "pure-refactor" and not ledger.source_changed,
             "failed_analyzers": list(ledger.failed),
             "unparsed_files": list(ledger.unparsed),
             "unseen_files": bundle.unseen_files,

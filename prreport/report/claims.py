@@ -60,14 +60,24 @@ CLAIMS: tuple[tuple[str, str], ...] = (
         "kept-lazy",
         r"(deliberately|intentionally|purposely|on purpose) (left|kept|stays?) (lazy|local)"
         r"|(left|kept|stays?|remains?) (lazy|local|function[- ]local) (on purpose|deliberately|intentionally)"
-        r"|(left|kept) lazy|有意保留|保持(惰性|局部)|保留[^。\n]{0,12}(惰性|局部)导入",
+        r"|(left|kept) lazy|lazy imports? (are|is) (kept|left)|有意保留|保持(惰性|局部)|保留[^。\n]{0,12}(惰性|局部)导入",
     ),
     (
         "dead-code",
-        r"\bdead code\b|\bunreferenced\b|\bnever (called|used|referenced)\b|\bunused (function|method|class|helper|code)s?"
+        r"\bdead code\b|\bunreferenced\b|\bnever (called|used|referenced)\b"
+        r"|\bunused (private |internal |public |local )?(function|method|class|helper|code|constant|variable|attribute)s?\b"
+        r"|\bremov(e|es|ed|ing) (an? |the )?unused (private |internal )?`?\w[\w.]*`?\(\)"
         r"|死代码|(未|没有)被?(引用|使用|调用)",
     ),
-    ("moved", r"\bmov(e|es|ed|ing)\b[^.\n]{0,60}\b(to|into)\b|移动到|迁移到|挪到"),
+    (
+        "made-lazy",
+        r"\b(make|made|makes|making|turn|turns|turned)\b[^.\n]{0,40}\blazy\b|^\s*lazy(-load| load| import)?\b"
+        r"|\bimport(s|ed)? lazily\b|\blazily import|改为(惰性|延迟)导入|懒加载",
+    ),
+    (
+        "moved",
+        r"\bmov(e|es|ed|ing)\b[^.\n]{0,60}\b(to|into)\b|\bmov(e|es|ed|ing) `[\w.]+`|移动到|迁移到|挪到",
+    ),
     ("renamed", r"\brenam(e|es|ed|ing)\b|重命名|改名"),
     (
         "extracted",
@@ -252,6 +262,8 @@ def _in_loop(cid: str, quote: str, findings: list[Finding], verdict: str) -> _An
                 "loop": fd.details.get("loop"),
                 "before": fd.details.get("before"),
                 "after": fd.details.get("after"),
+                # At most this many ran in one iteration (exclusive branches).
+                "per_iteration": fd.details.get("per_iteration_before", fd.details.get("before")),
             }
             for fd in loops
         ]
@@ -292,6 +304,18 @@ def _dead(cid: str, quote: str, findings: list[Finding], verdict: str) -> _Answe
     if not proven:
         return _Answer("not-checkable", dead, {"symbols": _symbols(dead), "unproven": True})
     return _Answer("supported", proven, {"symbols": _symbols(proven)})
+
+
+def _made_lazy(cid: str, quote: str, findings: list[Finding], verdict: str) -> _Answer:
+    """ "Make X import lazy": imports moved into the functions that use them, or made
+    ``lazy`` (PEP 810); an import hoisted to module level instead contradicts it."""
+    lazy = _of(findings, "import.sunk", "import.made-lazy")
+    if lazy:
+        return _Answer("supported", lazy, {"symbols": _symbols(lazy)})
+    eager = _of(findings, "import.hoisted")
+    if eager:
+        return _Answer("contradicted", eager, {"symbols": _symbols(eager)})
+    return _Answer("not-checkable", [], {})
 
 
 _REFACTOR_KIND = {
@@ -349,5 +373,6 @@ _ANSWERS: dict[str, _Answerer] = {
     "in-loop-import": _in_loop,
     "kept-lazy": _kept_lazy,
     "dead-code": _dead,
+    "made-lazy": _made_lazy,
     **dict.fromkeys(_REFACTOR_KIND, _refactor),
 }

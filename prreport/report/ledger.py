@@ -207,6 +207,17 @@ class Ledger:
         """Some line of a Python source file changed (not only its formatting)."""
         return any(ln.kind != "formatting" for f in self.python_source() for ln in f.lines)
 
+    @cached_property
+    def tests_only_explained(self) -> bool:
+        """Only test code changed (no line of Python source), some test Python line did, and a
+        finding explains every changed line of the test Python files: such a PR is judged on
+        that code (the shipped code is untouched)."""
+        if self.source_changed:
+            return False
+        tests = [f for f in self.files if f.status == "text" and f.python and f.category == "test"]
+        lines = [ln for f in tests for ln in f.lines]
+        return any(ln.kind == "code" for ln in lines) and not any(ln.left for ln in lines)
+
     def python_source(self) -> list[LedgerFile]:
         """The files the verdict reads that are Python source (not tests, docs or config)."""
         return [f for f in self.files if f.read and f.python and f.category == "source"]

@@ -93,7 +93,9 @@ def verdict_of(findings: list[Finding], ledger: Ledger, witnessed: Sequence[obje
         return "refactor-with-behavior-change" if refactor else "behavior-change"
     if ledger.unexplained or any(says_changed(f) for f in findings):
         return "refactor-unproven"
-    if ledger.other_unexplained or not ledger.source_changed or any(_unproven(f) for f in findings):
+    if ledger.other_unexplained or any(_unproven(f) for f in findings):
+        return "unknown"
+    if not ledger.source_changed and not ledger.tests_only_explained:
         return "unknown"
     return "pure-refactor"
 

@@ -297,6 +297,12 @@ def _pair(
         residual = proof.residual if proof.sites > 0 else None
         similar = similar_code(sources, f, side, o, helper, residual)
         proof = dataclasses.replace(proof, similar=similar)
+    if side == "after" and proof.residual:
+        # The expansion diffs the new caller (expanded) against the old one: told as a change
+        # from old to new, ``-`` is what only the old code did.
+        flipped = [{"-": "+", "+": "-"}.get(r[:1], r[:1]) + r[1:] for r in proof.residual]
+        flipped.sort(key=lambda r: r[:1] != "-")  # removed lines first, as a diff lists them
+        proof = dataclasses.replace(proof, residual=tuple(flipped))
     return SitePair(f.path, f.before_path, b, a, proof, call_lines)
 
 
