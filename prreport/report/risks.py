@@ -100,12 +100,13 @@ def _lazy_import_effects(x: RiskInput) -> Evidence:
     return [
         evidence(
             fd,
-            module=fd.details.get("target_module", ""),
+            module=fd.details.get("target_module") or fd.details.get("module", ""),
             module_path=fd.details.get("target_path", ""),
             checked=fd.details.get("effects_checked", True),
             effects=list(fd.details.get("effects", []))[:3],
             effect_count=len(fd.details.get("effects", [])),
             via=fd.details.get("via", ""),
+            never_read=bool(fd.details.get("never_read")),
         )
         for fd in x.of("import.made-lazy")
         if fd.details.get("proven") is False
