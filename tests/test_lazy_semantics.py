@@ -288,3 +288,30 @@ def test_a_function_local_import_dropped_for_an_existing_lazy_one_is_made_lazy(t
     assert made.details["already_bound"] is True and made.details["from_function"] is True
     assert not _kind(a, "import.hoisted")
     assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_a_module_taken_out_of_lazy_modules_leaves_the_listing_to_review(tmp_path: Path):
+    a = _analyse(tmp_path, {"pkg/app.py": _listed("pkg.heavy")}, {"pkg/app.py": _listed("csv")})
+    (csv,) = _kind(a, "import.made-lazy")
+    assert csv.symbol == "csv" and csv.details["proven"] is True
+    assert csv.explains == ()  # the listing's lines are not explained by it
+    assert a.model.summary.verdict != "pure-refactor"  # pkg.heavy is eager again on 3.15
+
+
+def test_an_import_for_its_effect_made_lazy_is_never_loaded(tmp_path: Path):
+    # ``import colorama_init`` (outside the repository) is read by nothing: lazy, it never runs
+    before = LISTED_BEFORE.replace("import csv\n", "import csv\nimport colorama_init\n")
+    after = before.replace("import colorama_init\n", "lazy import colorama_init\n")
+    a = _analyse(tmp_path, {"pkg/app.py": before}, {"pkg/app.py": after})
+    (made,) = _kind(a, "import.made-lazy")
+    assert made.details["never_read"] is True and made.details["proven"] is False
+    assert a.model.summary.verdict == "refactor-unproven"
+    md = render_markdown(a.model, "en")
+    assert "nothing in the module reads the name, so it is never loaded" in md
+    # a standard-library module read by nothing does nothing at import: proven
+    b = _analyse(
+        tmp_path / "b",
+        {"pkg/app.py": before.replace("colorama_init", "csv as _csv")},
+        {"pkg/app.py": after.replace("colorama_init", "csv as _csv")},
+    )
+    assert [f.details["proven"] for f in _kind(b, "import.made-lazy")] == [True]

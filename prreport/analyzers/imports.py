@@ -3,6 +3,8 @@ lines it explains (the pairing itself is ``prreport.python.importmoves``)."""
 
 from __future__ import annotations
 
+import ast
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -204,6 +206,8 @@ class ImportMovesAnalyzer(Analyzer):
             if fd.kind == "import.made-lazy":
                 deferred = self._deferred(sources, index, m)
                 fd = _lazy(fd, m, deferred, declared_min_python(sources))
+                if _never_loaded(sources, m, deferred):
+                    fd = _never_read(fd)
             findings.append(fd)
         return sorted(_with_listings(sources, index, findings), key=Finding.sort_key)
 
@@ -322,6 +326,46 @@ def _target(index: ModuleIndex, m: ImportMove) -> str | None:
     )
 
 
+# Standard-library modules imported for what importing them does.
+_EFFECT_STDLIB = frozenset({"readline", "rlcompleter", "this", "antigravity", "site"})
+
+
+def _never_loaded(sources: SourceFiles, m: ImportMove, deferred: Deferred) -> bool:
+    """A module-level import made lazy of a module outside the repository whose name nothing in
+    the module reads (an import for its effect): lazy, it is never loaded."""
+    a = m.after
+    if m.kind != "made-lazy" or a is None or deferred.target:
+        return False
+    top = a.module.lstrip(".").split(".")[0]
+    if a.level == 0 and top in sys.stdlib_module_names and top not in _EFFECT_STDLIB:
+        return False  # the standard library acts at import only in the modules listed above
+    tree = sources.tree(m.path, "after")
+    if tree is None:
+        return False
+    read = sources.memo(m.path, "after", "names-read", lambda: _names_read(tree))
+    return a.bound not in read
+
+
+def _names_read(tree: ast.Module) -> frozenset[str]:
+    """Names the module reads anywhere, and the strings of its ``__all__``."""
+    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in st.targets
+        ):
+            out |= {
+                e.value
+                for e in ast.walk(st.value)
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
+    return frozenset(out)
+
+
+def _never_read(fd: Finding) -> Finding:
+    d = {**fd.details, "never_read": True, "proven": False}
+    return Finding(fd.kind, fd.path, fd.line, fd.symbol, fd.message, d, ())
+
+
 def _with_listings(
     sources: SourceFiles, index: ModuleIndex, findings: list[Finding]
 ) -> list[Finding]:
@@ -333,11 +377,13 @@ def _with_listings(
             by_file.setdefault(fd.path, []).append(i)
     for path, idx in by_file.items():
         f = sources.bundle.file(path)
-        listing = lazy_modules(
-            sources.tree(path, "after"), package_of(index.module_of(path) or "", path)
-        )
+        package = package_of(index.module_of(path) or "", path)
+        listing = lazy_modules(sources.tree(path, "after"), package)
         if f is None or listing is None or not all(findings[i].details["proven"] for i in idx):
             continue
+        old = lazy_modules(sources.tree(f.before_path, "before"), package) if f.before else None
+        if old is not None and old.names - listing.names:
+            continue  # a module taken out is eager again on 3.15: not told here, left to review
         added = set(sources.changed(f).added)
         lines = {(path, "+", n) for n in range(listing.line, listing.end_line + 1) if n in added}
         first = findings[idx[0]]

@@ -11,6 +11,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from prreport.bundle import FileChange, PullRequestBundle
@@ -379,7 +380,7 @@ def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[Import
         moves: list[ImportMove] = []
         paths = PathIndex(bundle.head_paths) if bundle.head_paths else None
         objects = ImportObjects(bundle, sources, paths)
-        modules = module_index(sources, ())
+        modules = partial(module_index, sources, ())  # only for a file with __lazy_modules__
         for f in sources.python_files():
             bx = scope_index(sources, f.before_path, "before") if f.before is not None else None
             ax = scope_index(sources, f.path, "after") if f.after is not None else None
@@ -393,16 +394,19 @@ def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[Import
 
 
 def _listed_lazy(
-    sources: SourceFiles, f: FileChange, moves: list[ImportMove], modules: ModuleIndex
+    sources: SourceFiles, f: FileChange, moves: list[ImportMove], modules: Callable[[], ModuleIndex]
 ) -> list[ImportMove]:
     """Module-level imports a new ``__lazy_modules__`` lists: made lazy on Python 3.15.
 
     Python checks each import statement's fully qualified module name against the container;
     an import in a ``try`` statement (or only under ``TYPE_CHECKING``) is never lazy."""
-    importer = modules.module_of(f.path) or ""
+    tree = sources.tree(f.path, "after") if f.after is not None else None
+    if tree is None or not any(_assigns_listing(st) for st in tree.body):
+        return moves
+    importer = modules().module_of(f.path) or ""
     package = f.path.endswith("__init__.py")
     own = package_of(importer, f.path)
-    after = lazy_modules(sources.tree(f.path, "after"), own) if f.after is not None else None
+    after = lazy_modules(tree, own)
     if after is None:
         return moves
     before = (
@@ -426,6 +430,11 @@ def _listed_lazy(
                 m = ImportMove("made-lazy", m.path, m.before, a, via=NAME)
         out.append(m)
     return out
+
+
+def _assigns_listing(st: ast.stmt) -> bool:
+    targets = st.targets if isinstance(st, ast.Assign) else [getattr(st, "target", None)]
+    return any(isinstance(t, ast.Name) and t.id == NAME for t in targets)
 
 
 def side_lines(sources: SourceFiles, f: FileChange, side: str) -> list[str]:

@@ -96,25 +96,26 @@ def _fallback(fd: Finding) -> bool:
 def _lazy_import_effects(x: RiskInput) -> Evidence:
     # A module-level import made lazy whose module acts at import time: that now happens at
     # the first use of the name, or never (or its source could not be read to tell).
-    seen: set[tuple[str, int | None, str]] = set()  # one import statement, many names
+    seen: set[tuple[str, str]] = set()  # one importing file and module, however many names
     return [
         evidence(
             fd,
-            module=fd.details.get("target_module", ""),
+            module=fd.details.get("target_module") or fd.details.get("module", ""),
             module_path=fd.details.get("target_path", ""),
             checked=fd.details.get("effects_checked", True),
             effects=list(fd.details.get("effects", []))[:3],
             effect_count=len(fd.details.get("effects", [])),
             via=fd.details.get("via", ""),
+            never_read=bool(fd.details.get("never_read")),
         )
         for fd in x.of("import.made-lazy")
         if fd.details.get("proven") is False
         and not fd.details.get("requires_python")
-        and not _seen(seen, (fd.path, fd.line, str(fd.details.get("target_module", ""))))
+        and not _seen(seen, (fd.path, str(fd.details.get("target_module", ""))))
     ]
 
 
-def _seen(seen: set[tuple[str, int | None, str]], key: tuple[str, int | None, str]) -> bool:
+def _seen(seen: set[tuple[str, str]], key: tuple[str, str]) -> bool:
     if key in seen:
         return True
     seen.add(key)
