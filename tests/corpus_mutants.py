@@ -19,7 +19,8 @@ Mutants skipped by construction, as provably the same program or no program: an 
 result does not parse or parses to the same tree; anything in an annotation, a docstring or
 another bare string statement, or under ``if TYPE_CHECKING:`` (none of it runs); the type
 argument of ``cast(...)``; swapping or reordering two equal expressions. Files the verdict
-does not read (tests, docs: ``prreport.classify.category``) are not mutated.
+does not read (docs: ``prreport.classify.category``; tests, unless the commit changed no
+Python source and is judged on its test code) are not mutated.
 
 ``python -m tests.corpus_mutants ID... [--cap N]`` runs the check on those corpus commits.
 """
@@ -90,6 +91,11 @@ KNOWN_SURVIVORS: dict[str, str] = {
         "equivalent: a type-only import made eager (tomlkit.items, a declared dependency that"
         " imports nothing of poetry: no cycle, no name rebound), which the corpus counts as"
         " behaviour-preserving; prreport reports it as import.added"
+    ),
+    "poetry-0caf55f9 src/poetry/config/source.py:11 negate-if: `if TYPE_CHECKING` ->"
+    " `if not (...)`": (
+        "equivalent: as the guard removed, `if not TYPE_CHECKING:` runs the type-only import"
+        " (tomlkit.items) at import time"
     ),
 }
 
@@ -400,11 +406,12 @@ def _candidates(
         yield ("drop-call" if op == "drop-call" else "reorder-calls"), lines, edits, summary
 
 
-def file_mutants(case: str, change: FileChange) -> list[Mutant]:
-    """Every mutant of one changed file's after text (in source order)."""
+def file_mutants(case: str, change: FileChange, tests: bool = False) -> list[Mutant]:
+    """Every mutant of one changed file's after text (in source order); of a test file only
+    with ``tests`` (the PR changed test code only: the verdict is judged on it)."""
     if not change.path.endswith(".py") or change.after is None:
         return []
-    if category(change.path) not in _READ_CATEGORIES:
+    if category(change.path) not in (*_READ_CATEGORIES, *(("test",) if tests else ())):
         return []
     try:
         tree = ast.parse(change.after)
@@ -434,7 +441,9 @@ def file_mutants(case: str, change: FileChange) -> list[Mutant]:
 
 def mutants(case: str, bundle: PullRequestBundle) -> list[Mutant]:
     """Every mutant of a commit (file by file)."""
-    return [m for f in bundle.files for m in file_mutants(case, f)]
+    py = [f.path for f in bundle.files if f.path.endswith(".py")]
+    tests = not any(category(p) == "source" for p in py)
+    return [m for f in bundle.files for m in file_mutants(case, f, tests)]
 
 
 def sample(all_mutants: Sequence[Mutant], cap: int, seed: int = SEED) -> list[Mutant]:
