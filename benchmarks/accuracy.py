@@ -15,6 +15,13 @@ extractions, beside RAID's field-study figures); then verdict accuracy (pure vs 
 labels cover, analyzer crashes, and the worst misses. ``--json`` prints the figures as one JSON
 object instead (tests/test_corpus.py reads it and holds them above tests/corpus/floors.json).
 
+Then the mutation check of issue 30 (``tests/corpus_mutants.py``): every commit proven
+``pure-refactor`` gets behaviour-changing mutants of its after side (a flipped comparison, a
+changed constant, a call dropped or two reordered, two arguments swapped, a guard removed, an
+``if`` negated), at most ``--mutants N`` per commit (12; a fixed seed chooses them), and none may
+stay pure: the kill rate (goal 100%), every survivor with its commit, line, operator and the
+findings that explained its line, and the time it took. ``--no-mutations`` skips it.
+
 The corpus grows by cohorts (tests/corpus/floors.json): the commits labelled first keep the
 floors they were held to, and the whole corpus has its own. A cohort is the first N labels
 (``first``) or a range of them (``from``/``to``, 1-based, inclusive). ``--json`` also scores each
@@ -32,13 +39,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from prreport.bundle import load_bundle
-from prreport.config import Config
-from prreport.findings import Finding
-from prreport.pipeline import Analysis, analyse
-from prreport.report.ledger import ledger_of
-from prreport.report.reconcile import accounted
-from prreport.report.verdict import witnesses_of
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/ (the mutants)
+
+from prreport.bundle import load_bundle  # noqa: E402
+from prreport.config import Config  # noqa: E402
+from prreport.findings import Finding  # noqa: E402
+from prreport.pipeline import Analysis, analyse  # noqa: E402
+from prreport.report.ledger import ledger_of  # noqa: E402
+from prreport.report.reconcile import accounted  # noqa: E402
+from prreport.report.verdict import witnesses_of  # noqa: E402
+from tests import corpus_mutants  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
 
@@ -379,20 +389,78 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
         "seconds": round(sum(r.seconds for r in results), 2),
         # Every rewrite a finding relied on (``details.rewrites``, also per site): each needs
         # its own wording in the report templates.
-        "rewrite_kinds": sorted({k for r in results for fd in r.findings for k in _rewrites(fd)}),
+        "rewrite_kinds": sorted(
+            {k for r in results for fd in r.findings for k in corpus_mutants.rewrites(fd)}
+        ),
     }
 
 
-def _rewrites(fd: Finding) -> set[str]:
-    """The kinds of the rewrites in a finding's details and in those of its sites."""
-    details = fd.details or {}
-    parts = [details, *(s for s in details.get("sites", []) or [] if isinstance(s, dict))]
+def mutation_figures(results: list[CaseResult], cap: int) -> dict[str, Any]:
+    """Issue 30's mutation check over the commits proven pure: mutants tried, killed (verdict
+    not ``pure-refactor``), per operator, every survivor, and the time it took."""
+    t0 = time.perf_counter()
+    pure = [r.label["id"] for r in results if r.verdict == "pure-refactor"]
+    outcomes = [o for case in pure for o in corpus_mutants.check_case(case, cap)]
+    by_op: dict[str, dict[str, int]] = {
+        op: {"tried": 0, "killed": 0} for op in corpus_mutants.OPERATORS
+    }
+    for o in outcomes:
+        by_op[o.mutant.operator]["tried"] += 1
+        by_op[o.mutant.operator]["killed"] += o.killed
+    killed = sum(o.killed for o in outcomes)
+    known = corpus_mutants.KNOWN_SURVIVORS
+    survivors = [o for o in outcomes if not o.killed]
+    equivalent = [o for o in survivors if known.get(o.mutant.key, "").startswith("equivalent:")]
     return {
-        r["kind"]
-        for part in parts
-        for r in part.get("rewrites", []) or []
-        if isinstance(r, dict) and "kind" in r
+        "pure_commits": len(pure),
+        "commits_mutated": len({o.mutant.case for o in outcomes}),
+        "cap": cap,
+        "mutants": len(outcomes),
+        "on_added_lines": sum(o.mutant.where == "added" for o in outcomes),
+        "killed": killed,
+        "kill_rate": _rate(killed, len(outcomes)),
+        # survivors that are behaviour-preserving after all (KNOWN_SURVIVORS says why)
+        "equivalent": len(equivalent),
+        # killed among the mutants that change behaviour: the goal is 1.0
+        "kill_rate_of_changes": _rate(killed, len(outcomes) - len(equivalent)),
+        "soundness_bugs": len(survivors) - len(equivalent),
+        "operators": by_op,
+        "survivors": [
+            {
+                "id": o.mutant.case,
+                "at": f"{o.mutant.path}:{o.mutant.line}",
+                "operator": o.mutant.operator,
+                "where": o.mutant.where,
+                "mutation": o.mutant.summary,
+                "proved_by": list(o.proved_by),
+                "known": known.get(o.mutant.key, ""),
+            }
+            for o in survivors
+        ],
+        "seconds": round(time.perf_counter() - t0, 1),
     }
+
+
+def _print_mutations(m: dict[str, Any]) -> None:
+    print(
+        f"mutation check         {m['killed']}/{m['mutants']} mutants killed "
+        f"({_pct(m['kill_rate'])}); {m['equivalent']} survivors equivalent, "
+        f"{m['soundness_bugs']} soundness bugs: kill rate of behaviour changes "
+        f"{_pct(m['kill_rate_of_changes'])} (goal 1.000)"
+    )
+    print(
+        f"  {m['pure_commits']} pure commits, {m['commits_mutated']} with mutants "
+        f"(<= {m['cap'] or 'all'} each), {m['on_added_lines']} mutants on added lines; "
+        f"{m['seconds']} s"
+    )
+    for op, c in m["operators"].items():
+        print(f"  {op:20} {c['killed']:>4}/{c['tried']:<4} killed")
+    for s in m["survivors"]:
+        print(f"  SURVIVED {s['id']} {s['at']} {s['operator']} ({s['where']}): {s['mutation']}")
+        print(f"      proved by: {'; '.join(s['proved_by']) or '-'}")
+        if s["known"]:
+            print(f"      known:     {s['known']}")
+    print()
 
 
 _FIGURES = (
@@ -499,6 +567,8 @@ def _print(report: dict[str, Any], n_misses: int) -> None:
         print(f"  {c}")
     print(f"analysis time          {report['seconds']} s")
     print()
+    if "mutations" in report:
+        _print_mutations(report["mutations"])
     print(f"{'kind':26} {'labelled':>8} {'found':>6} {'precision':>9} {'recall':>7}")
     for kind, k in report["kinds"].items():
         p = "-" if k["precision"] is None else f"{k['precision']:.2f}"
@@ -537,6 +607,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("ids", nargs="*", help="only these corpus ids")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--misses", type=int, default=10, help="how many misses to list")
+    ap.add_argument("--no-mutations", action="store_true", help="skip the mutation check")
+    ap.add_argument("--mutants", type=int, default=12, help="mutants per pure commit (0: all)")
     args = ap.parse_args(argv)
     labels = [
         json.loads(line)
@@ -549,6 +621,8 @@ def main(argv: list[str] | None = None) -> int:
     report = score(results)
     if not args.ids:
         report["cohorts"] = {name: score(members(c, results)) for name, c in cohorts().items()}
+    if not args.no_mutations:
+        report["mutations"] = mutation_figures(results, args.mutants)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
