@@ -96,17 +96,19 @@ def _per_iteration(sources: SourceFiles, path: str, side: str, loop: Loop | None
     tree = sources.tree(path, side)
     if tree is None:
         return len(loop.import_lines)
-    node = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.lineno == loop.line
-        ),
-        None,
-    )
+    # The loops of the file by line, found in one walk (a walk per loop was quadratic).
+    node = sources.memo(path, side, "loop-nodes", lambda: _loops_by_line(tree)).get(loop.line)
     if node is None:
         return len(loop.import_lines)
     return _most(node.body)
+
+
+def _loops_by_line(tree: ast.Module) -> dict[int, ast.For | ast.AsyncFor | ast.While]:
+    out: dict[int, ast.For | ast.AsyncFor | ast.While] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+            out.setdefault(n.lineno, n)
+    return out
 
 
 _NONE = -(10**9)  # no path
