@@ -93,6 +93,8 @@ def _per_iteration(sources: SourceFiles, path: str, side: str, loop: Loop | None
     imports count once per statement (they may run more often: not "at most")."""
     if loop is None:
         return 0
+    if len(loop.import_lines) < 2:
+        return len(loop.import_lines)  # nothing to exclude
     tree = sources.tree(path, side)
     if tree is None:
         return len(loop.import_lines)

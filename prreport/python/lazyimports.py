@@ -165,7 +165,7 @@ def laziness_changed(before: ast.Module, after: ast.Module) -> tuple[set[int], s
 
     def lazy_names(tree: ast.Module) -> dict[str, bool]:
         out: dict[str, bool] = {}
-        for n in ast.walk(tree):
+        for n in _module_level_imports(tree):
             if isinstance(n, (ast.Import, ast.ImportFrom)):
                 for a in n.names:
                     name = a.asname or a.name.split(".")[0]
@@ -178,10 +178,27 @@ def laziness_changed(before: ast.Module, after: ast.Module) -> tuple[set[int], s
     def lines(tree: ast.Module) -> set[int]:
         return {
             k
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.Import, ast.ImportFrom))
-            and any((a.asname or a.name.split(".")[0]) in flipped for a in n.names)
+            for n in _module_level_imports(tree)
+            if any((a.asname or a.name.split(".")[0]) in flipped for a in n.names)
             for k in range(n.lineno, (n.end_lineno or n.lineno) + 1)
         }
 
     return (lines(before), lines(after)) if flipped else (set(), set())
+
+
+def _module_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements of module-level code (in ``if``/``with``/``try`` blocks too, not
+    in functions or classes): ``lazy`` is allowed nowhere else, and a walk of every node of a
+    large module per comparison cost more than the comparison."""
+    out: list[ast.Import | ast.ImportFrom] = []
+    stack: list[ast.stmt] = list(tree.body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            out.append(st)
+        elif not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(st, field, []) or [])
+            for h in getattr(st, "handlers", []) or []:
+                stack.extend(h.body)
+    return out
