@@ -14,7 +14,7 @@ from prreport.python.definitions import same_tree
 from prreport.python.functions import BLOCK_FIELDS
 from prreport.python.importtime import annotation_only
 from prreport.python.moduleimports import is_type_checking
-from prreport.python.scopes import child_blocks
+from prreport.python.scopes import module_level_statements
 from prreport.python.sources import SourceFiles
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -45,11 +45,11 @@ def typing_only(trees: tuple[ast.Module, ast.Module]) -> tuple[ast.Module, ast.M
         return None
     lost = {
         t.id
-        for st in _all_module_level(before.body)
+        for st in module_level_statements(before.body)
         if isinstance(st, ast.Assign | ast.AnnAssign)
         for t in _targets(st)
         if t.id in names[0]
-    } - {t.id for st in _all_module_level(after.body) for t in _targets(st)}
+    } - {t.id for st in module_level_statements(after.body) for t in _targets(st)}
     if lost:
         return None
     return _strip(before, names[0]), _strip(after, names[1])
@@ -66,15 +66,6 @@ def _alias(st: ast.stmt, names: frozenset[str]) -> bool:
 def _targets(st: ast.stmt) -> list[ast.Name]:
     targets = st.targets if isinstance(st, ast.Assign) else [getattr(st, "target", None)]
     return [t for t in targets if isinstance(t, ast.Name)]
-
-
-def _all_module_level(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for st in body:
-        out.append(st)
-        for block in child_blocks(st) if isinstance(st, ast.If | ast.Try) else []:
-            out.extend(_all_module_level(block))
-    return out
 
 
 def _has_type_checking(*trees: ast.Module) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from prreport.python.definitions import Definition, file_index
 from prreport.python.moduleimports import is_type_checking
+from prreport.python.scopes import module_level_statements
 from prreport.python.sources import SourceFiles
 
 # The statements that bind the name they define.
@@ -252,21 +253,9 @@ def annotation_only(tree: ast.Module) -> frozenset[str]:
                 todo.append(name)
     # Bound at module level (in ``if``/``try`` blocks too) and read somewhere: an unused name
     # is not "annotation only" (another module may import it).
-    bound = {n for st in _module_level(tree.body) for n in _own_binds(st)}
+    bound = {n for st in module_level_statements(tree.body) for n in _own_binds(st)}
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return frozenset((bound & read) - runtime)
-
-
-def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for st in body:
-        out.append(st)
-        if isinstance(st, (ast.If, ast.Try)):
-            for block in (st.body, st.orelse, getattr(st, "finalbody", [])):
-                out.extend(_module_level(block))
-            for h in getattr(st, "handlers", []):
-                out.extend(_module_level(h.body))
-    return out
 
 
 def _own_binds(st: ast.stmt) -> set[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from prreport.python.moduleimports import ImportBinding
 from prreport.python.modules import ModuleIndex
+from prreport.python.scopes import module_level_statements
 
 NAME = "__lazy_modules__"
 
@@ -187,18 +188,10 @@ def laziness_changed(before: ast.Module, after: ast.Module) -> tuple[set[int], s
 
 
 def _module_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """The import statements of module-level code (in ``if``/``with``/``try`` blocks too, not
-    in functions or classes): ``lazy`` is allowed nowhere else, and a walk of every node of a
-    large module per comparison cost more than the comparison."""
-    out: list[ast.Import | ast.ImportFrom] = []
-    stack: list[ast.stmt] = list(tree.body)
-    while stack:
-        st = stack.pop()
-        if isinstance(st, (ast.Import, ast.ImportFrom)):
-            out.append(st)
-        elif not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for field in ("body", "orelse", "finalbody"):
-                stack.extend(getattr(st, field, []) or [])
-            for h in getattr(st, "handlers", []) or []:
-                stack.extend(h.body)
-    return out
+    """The import statements of module-level code: ``lazy`` is allowed nowhere else, and a
+    walk of every node of a large module per comparison cost more than the comparison."""
+    return [
+        st
+        for st in module_level_statements(tree.body)
+        if isinstance(st, (ast.Import, ast.ImportFrom))
+    ]

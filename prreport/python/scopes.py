@@ -133,6 +133,18 @@ def all_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
             stack.pop()
 
 
+def module_level_statements(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of module-level code: ``body`` and the blocks of its ``if``/``try``/
+    ``with``/loops, not the bodies of definitions (which are yielded, not entered)."""
+    stack = list(reversed(body))
+    while stack:
+        st = stack.pop()
+        yield st
+        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for block in reversed(child_blocks(st)):
+                stack.extend(reversed(block))
+
+
 _OWN_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 

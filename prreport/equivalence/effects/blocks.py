@@ -76,7 +76,7 @@ class Blocks(Statements):
     def _after(
         self,
         term: Term,
-        body: Term,
+        how: set[str],
         names: list[str],
         path: Path,
         k: Conts,
@@ -88,7 +88,6 @@ class Blocks(Statements):
         self.emit(path, term)
         for i, n in enumerate(names):
             path.env[n] = ("out", path.state, i)
-        how = exits(body)
         if "raise" in how and len(how) == 1:
             return leaf(path, ("raise", ("block", path.state), ("nocause",)))
 
@@ -135,7 +134,7 @@ class Blocks(Statements):
         self.assign(st.target, ("elem", key), inner)
         body = self.block(st.body, inner, self._leaves(names, loop=True))
         term = ("for", type(st).__name__, it, self._values(names, path), body)
-        return self._after(term, body, names, path, k, nk, loop=True, orelse=st.orelse)
+        return self._after(term, exits(body), names, path, k, nk, loop=True, orelse=st.orelse)
 
     _st_AsyncFor = _st_For
 
@@ -157,7 +156,7 @@ class Blocks(Statements):
         done = lambda p: leaf(p, ("done", self._values(names, p)))  # noqa: E731
         body = self.branch_on(st.test, inner, lambda p: self.block(st.body, p, ends), done)
         term = ("while", self._values(names, path), body)
-        return self._after(term, body, names, path, k, nk, loop=True, orelse=st.orelse)
+        return self._after(term, exits(body), names, path, k, nk, loop=True, orelse=st.orelse)
 
     # -- with and try ------------------------------------------------------------------------
     def _st_With(self, st: ast.With, path: Path, k: Conts, nk: Conts) -> Term:
@@ -177,7 +176,7 @@ class Blocks(Statements):
         finally:
             self.watching -= 1
         term = ("with", type(st).__name__, manager, self._values(names, path), body)
-        return self._after(term, body, names, path, k, nk, loop=False, orelse=[])
+        return self._after(term, exits(body), names, path, k, nk, loop=False, orelse=[])
 
     _st_AsyncWith = _st_With
 
@@ -218,12 +217,4 @@ class Blocks(Statements):
                 raise Unsupported("finally that leaves")
         term = ("try", body, tuple(handlers), final, self._values(names, path))
         how = exits(body) | {e for _, h in handlers for e in exits(h)}
-        return self._after(term, _union(how), names, path, k, nk, loop=False, orelse=[])
-
-
-def _union(kinds: set[str]) -> Term:
-    """A tree whose leaves are ``kinds`` (what ``_after`` reads of a body)."""
-    node: Term = (sorted(kinds)[0],) if kinds else ("fall",)
-    for kind in sorted(kinds)[1:]:
-        node = ("br", None, node, (kind,))
-    return node
+        return self._after(term, how or {"fall"}, names, path, k, nk, loop=False, orelse=[])

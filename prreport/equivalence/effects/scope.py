@@ -15,9 +15,11 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
+from prreport.equivalence.canonical import locally_bound
 from prreport.equivalence.effects.blocks import Blocks, assigned_names
 from prreport.equivalence.effects.expressions import effect_free
 from prreport.equivalence.effects.terms import NONE, Interner, Path, Term, Unsupported, const, ite
+from prreport.equivalence.effects.tree import Conts, leaf
 
 _BUILTINS = frozenset(dir(builtins))
 _INTROSPECTION = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
@@ -64,8 +66,6 @@ class Machine(Blocks):
         ]
         env: dict[str, Term] = {p.arg: ("param", i) for i, p in enumerate(params)}
         path = Path(env, self.interner.intern(("entry",)))
-        from prreport.equivalence.effects.tree import Conts, leaf
-
         return self.block(self.fn.body, path, Conts(lambda p: leaf(p, ("ret", NONE))))
 
     # -- names ---------------------------------------------------------------------------
@@ -215,8 +215,6 @@ def _bind(helper: ast.FunctionDef, args: tuple, kws: tuple) -> dict[str, Term] |
 
 
 def _local_names(fn: ast.AST) -> frozenset[str]:
-    from prreport.equivalence.canonical import locally_bound
-
     return frozenset(locally_bound(fn))
 
 

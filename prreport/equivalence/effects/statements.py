@@ -19,7 +19,6 @@ from prreport.equivalence.effects.terms import (
     Path,
     Term,
     Unsupported,
-    const,
     is_value,
     ite,
     tag,
@@ -348,4 +347,4 @@ class Statements(Expressions):
         return self.branch_on(st.test, path, nk.after, failed)
 
 
-__all__ = ["Statements", "const"]
+__all__ = ["Statements"]
