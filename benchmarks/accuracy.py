@@ -609,6 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", type=int, default=10, help="how many misses to list")
     ap.add_argument("--no-mutations", action="store_true", help="skip the mutation check")
     ap.add_argument("--mutants", type=int, default=12, help="mutants per pure commit (0: all)")
+    ap.add_argument(
+        "--verdicts", metavar="FILE", help="also write each commit's verdict (id -> verdict) as JSON"
+    )
     args = ap.parse_args(argv)
     labels = [
         json.loads(line)
@@ -618,6 +621,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.ids:
         labels = [lb for lb in labels if lb["id"] in args.ids]
     results = [run_case(lb) for lb in labels]
+    if args.verdicts:
+        verdicts = {r.label["id"]: r.verdict for r in results}
+        Path(args.verdicts).write_text(json.dumps(verdicts, indent=1) + "\n", encoding="utf-8")
     report = score(results)
     if not args.ids:
         report["cohorts"] = {name: score(members(c, results)) for name, c in cohorts().items()}

@@ -23,10 +23,13 @@ defaults, decorators other than their spelling) stays.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import string
 from collections.abc import Iterable
 
+from prreport.equivalence.accumulators import fold_accumulators
+from prreport.equivalence.idioms import Idioms
 from prreport.python.parse import copy_tree
 from prreport.python.scopes import bound_anywhere, is_string_statement
 
@@ -258,12 +261,11 @@ class _Canon(ast.NodeTransformer):
 
     def _builtin(self, func: ast.AST, name: str) -> bool:
         """``func`` is the builtin ``name``: not imported, assigned or defined in the file."""
-        return (
-            isinstance(func, ast.Name)
-            and func.id == name
-            and name not in self.names
-            and name not in self.rebound
-        )
+        return isinstance(func, ast.Name) and func.id == name and self.is_builtin(name)
+
+    def is_builtin(self, name: str) -> bool:
+        """The name ``name`` means the builtin: not imported, assigned or defined in the file."""
+        return name not in self.names and name not in self.rebound
 
     # The same imported object, however it is spelled, becomes one canonical name.
     def _canonical(self, node: ast.Name | ast.Attribute) -> ast.AST | None:
@@ -294,24 +296,34 @@ def canonical(
     shadowed: set[str] | None = None,
     rebound: set[str] | None = None,
     method_of: tuple[str, str] | None = None,
+    applied: list[str] | None = None,
+    fold: bool = True,
 ) -> ast.AST:
-    """A normalised deep copy of ``node`` (see the module docstring); ``node`` is not changed.
+    """A normalised deep copy of ``node`` (see the module docstring), each idiom of
+    ``equivalence.idioms`` in its one form; ``node`` is not changed.
 
     ``shadowed``: names ``node`` binds itself (not the imported object of that name);
     ``rebound``: builtins the file binds (see ``rebound_builtins``); ``method_of``: (class,
-    first parameter) when ``node`` is a method whose ``super(C, p)`` is ``super()``.
+    first parameter) when ``node`` is a method whose ``super(C, p)`` is ``super()``;
+    ``applied``: extended with the idioms rewritten; ``fold``: list-filling loops made
+    comprehensions too (not for a reader of the loops themselves).
     """
     canon = _Canon(names, shadowed or set(), rebound or set(), method_of)
-    return canon.visit(copy_tree(node))
+    idioms = Idioms(canon.is_builtin)
+    out = idioms.visit(canon.visit(copy_tree(node)))
+    done = fold_accumulators(out, canon.is_builtin) if fold else []
+    if applied is not None:
+        applied.extend(idioms.applied + done)
+    return out
 
 
 _CASTS = frozenset({"@typing.cast", "@typing_extensions.cast"})
-_BUILTINS_SPELLED = ("open", "object", "set", "list", "super")
+_BUILTINS = frozenset(dir(builtins))
 
 
 def rebound_builtins(tree: ast.Module) -> set[str]:
-    """The builtins whose other spellings ``canonical`` accepts that the file binds itself."""
-    return set(bound_anywhere(tree).intersection(_BUILTINS_SPELLED))
+    """The builtins the file binds itself (``canonical`` does not read them as the builtins)."""
+    return set(bound_anywhere(tree).intersection(_BUILTINS))
 
 
 def _drop_default_mode(call: ast.Call) -> None:

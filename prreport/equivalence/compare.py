@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from collections import Counter
 from dataclasses import dataclass
 
 from prreport.bundle import FileChange
@@ -60,13 +61,15 @@ def compare_functions(
     if same_tree(old, new, _IMPORTS):
         return Comparison(True, False, None)
     before, after = trees
-    # Docstrings, annotations and the spelling of imported objects change nothing.
+    # Docstrings, annotations, the spelling of imported objects and idioms change nothing.
+    idioms: tuple[list[str], list[str]] = ([], [])
     canon = (
-        canonical_def(old, f.before_path, before, sources, "before"),
-        canonical_def(new, f.path, after, sources, "after"),
+        canonical_def(old, f.before_path, before, sources, "before", idioms[0]),
+        canonical_def(new, f.path, after, sources, "after", idioms[1]),
     )
+    spelled = _idiom_rewrites(*idioms)
     if same_tree(canon[0], canon[1], _IMPORTS):
-        return Comparison(True, True, None)
+        return Comparison(True, True, spelled or None)
     # Rewrites that keep what the code does (a local inlined, nested ifs merged...).
     inert = (
         constructions(sources, f.before_path, "before"),
@@ -80,7 +83,16 @@ def compare_functions(
     if rewrites is None:
         # Then by what each version does: its effect summary (``equivalence.effects``).
         rewrites = _effect_rewrites(sources, f, (old, new), trees)
-    return Comparison(rewrites is not None, True, rewrites)
+    if rewrites is None:
+        return Comparison(False, True, None)
+    return Comparison(True, True, [*spelled, *rewrites])
+
+
+def _idiom_rewrites(before: list[str], after: list[str]) -> list[Rewrite]:
+    """``idiom``, naming the idioms (``equivalence.idioms``) one version is written in and the
+    other is not; none when both are written alike."""
+    differ = sorted(set((Counter(before) - Counter(after)) + (Counter(after) - Counter(before))))
+    return [Rewrite("idiom", ", ".join(differ))] if differ else []
 
 
 def _effect_rewrites(
@@ -130,8 +142,12 @@ def canonical_def(
     tree: ast.Module,
     sources: SourceFiles,
     side: str,
+    applied: list[str] | None = None,
+    fold: bool = True,
 ) -> ast.AST:
-    """The function with docstrings and annotations dropped and imported objects spelled canonically."""
+    """The function with docstrings and annotations dropped, imported objects spelled
+    canonically and idioms in one form (``applied``: extended with the idioms rewritten;
+    ``fold``: see ``canonical``)."""
     module = sources.memo(path, side, "module-bindings", lambda: module_bindings(tree, path))
     own = imports_in(fn)
     names = {**module, **bindings(own, path)}
@@ -139,7 +155,13 @@ def canonical_def(
     rebound = sources.memo(path, side, "rebound-builtins", lambda: rebound_builtins(tree))
     owners = sources.memo(path, side, "method-owners", lambda: _owners(tree))
     return canonical(
-        fn, names, locally_bound(fn) - own_names, rebound, _method_of(fn, tree, owners)
+        fn,
+        names,
+        locally_bound(fn) - own_names,
+        rebound,
+        _method_of(fn, tree, owners),
+        applied,
+        fold,
     )
 
 
@@ -154,13 +176,14 @@ def _generator_rewrites(
     the first ones)."""
     (old, new), (before, after) = pair, trees
 
+    # The list-filling loops stay loops: the generator rule reads them.
     def canon(fn: ast.FunctionDef, path: str, tree: ast.Module, side: str) -> ast.AST:
-        return canonical_def(fn, path, tree, sources, side)
+        return canonical_def(fn, path, tree, sources, side, fold=False)
 
     def fresh() -> tuple[ast.AST, ast.AST]:
         return (
-            canonical_def(old, f.before_path, before, sources, "before"),
-            canonical_def(new, f.path, after, sources, "after"),
+            canonical_def(old, f.before_path, before, sources, "before", fold=False),
+            canonical_def(new, f.path, after, sources, "after", fold=False),
         )
 
     return generator_rewrites(sources, f.path, key, canon, fresh, declared_min_python(sources))

@@ -20,7 +20,7 @@ test_rules_registry.py`` runs every example through the pipeline, and checks tha
 kind the engine's source can emit is listed here.
 
 One module per family, in the order of ``RULES``: ``rewrites``, ``plainclass``, ``generators``,
-``expansion``, ``multiret``, ``analyzers``, ``spelling``, ``effects``; ``spec`` defines
+``expansion``, ``multiret``, ``analyzers``, ``spelling``, ``idioms``, ``effects``; ``spec`` defines
 ``Rule``.
 """
 
@@ -30,6 +30,7 @@ from prreport.equivalence.rules.analyzers import ANALYZERS
 from prreport.equivalence.rules.effects import EFFECTS
 from prreport.equivalence.rules.expansion import EXPANSION
 from prreport.equivalence.rules.generators import GENERATORS
+from prreport.equivalence.rules.idioms import IDIOM_RULES
 from prreport.equivalence.rules.multiret import MULTIRET
 from prreport.equivalence.rules.plainclass import PLAIN
 from prreport.equivalence.rules.rewrites import REWRITES
@@ -45,6 +46,7 @@ RULES: tuple[Rule, ...] = (
     *ANALYZERS,
     *SPELLING,
     *CLASS_SPELLING,
+    *IDIOM_RULES,
     *EFFECTS,
 )
 _BY_ID = {r.id: r for r in RULES}

@@ -84,32 +84,36 @@ def joined(name):
         "An assignment of a constant, an imported object or a new empty container moves within"
         " its block across statements that do not mention the name.",
         "",
-        before="""def collect(items):
+        before="""def collect(items, seen):
     found = []
     total = len(items)
     for x in items:
         found.append(x)
+        seen(x)
     return found, total
 """,
-        after="""def collect(items):
+        after="""def collect(items, seen):
     total = len(items)
     found = []
     for x in items:
         found.append(x)
+        seen(x)
     return found, total
 """,
-        near_miss="""def collect(items, make):
+        near_miss="""def collect(items, make, seen):
     total = len(items)
     found = make()
     for x in items:
         found.append(x)
+        seen(x)
     return found, total
 """,
-        near_miss_before="""def collect(items, make):
+        near_miss_before="""def collect(items, make, seen):
     found = make()
     total = len(items)
     for x in items:
         found.append(x)
+        seen(x)
     return found, total
 """,
         detail="^$",
