@@ -10,15 +10,15 @@ from collections import Counter
 from collections.abc import Callable
 
 from prreport.equivalence.idioms import awaits, call_of, is_name, plain
+from prreport.equivalence.rewrites.renamed import reads_frame
 
 _GUARDS = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
-_DYNAMIC = frozenset({"locals", "vars", "exec", "eval"})
 
 
 def fold_accumulators(fn: ast.AST, builtin: Callable[[str], bool]) -> list[str]:
     """A new empty list/set/dict filled by the loop right after it, made its comprehension (in
     place); the idioms done."""
-    if any(isinstance(n, ast.Name) and n.id in _DYNAMIC for n in ast.walk(fn)):
+    if reads_frame(fn):
         return []
     loads = Counter(
         n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)

@@ -215,6 +215,10 @@ class _Canon(ast.NodeTransformer):
             node.target = self.visit(node.target)
             node.value = self.visit(node.value) if node.value is not None else None
             return node
+        if node.value is not None:
+            # ``x: T = v`` is ``x = v``: the annotation says nothing about what the code does.
+            made = ast.Assign(targets=[node.target], value=node.value)
+            return self.generic_visit(ast.copy_location(made, node))
         node.annotation = ast.Constant(value=None)
         return self.generic_visit(node)
 

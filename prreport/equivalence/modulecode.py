@@ -12,7 +12,7 @@ import copy
 from prreport.equivalence.canonical import canonical, module_bindings, rebound_builtins
 from prreport.python.definitions import same_tree
 from prreport.python.functions import BLOCK_FIELDS
-from prreport.python.importtime import annotation_only
+from prreport.python.importtime import annotation_only, future_annotations
 from prreport.python.moduleimports import is_type_checking
 from prreport.python.scopes import module_level_statements
 from prreport.python.sources import SourceFiles
@@ -40,7 +40,10 @@ def typing_only(trees: tuple[ast.Module, ast.Module]) -> tuple[ast.Module, ast.M
     that; None when there are none, or when an alias bound before is bound nowhere after
     (another module may import it)."""
     before, after = trees
-    names = (annotation_only(before), annotation_only(after))
+    # A version that postpones annotations (``from __future__ import annotations``) makes the
+    # other's annotations no runtime reads either: annotations are compared as annotations.
+    postponed = future_annotations(before) or future_annotations(after)
+    names = (annotation_only(before, postponed), annotation_only(after, postponed))
     if not names[0] and not names[1] and not _has_type_checking(before, after):
         return None
     lost = {

@@ -226,12 +226,14 @@ def _bound_once(tree: ast.Module | None, name: str) -> bool:
     return tree is not None and sum(1 for n in ast.walk(tree) if _binds_name(n, name)) == 1
 
 
-def annotation_only(tree: ast.Module) -> frozenset[str]:
+def annotation_only(tree: ast.Module, postponed: bool | None = None) -> frozenset[str]:
     """Module-level names no code evaluated at runtime reads: with ``from __future__ import
     annotations``, every read is in an annotation, under ``if TYPE_CHECKING:``, or in the value
-    of a module-level alias (``X = ...``) that is itself read only so; a name ``__all__`` lists
-    is read (exported). Empty without the future import (annotations run then)."""
-    if not future_annotations(tree):
+    of a module-level alias (``X = ...``, ``X: TypeAlias = ...``) that is itself read only so;
+    a name ``__all__`` lists is read (exported). Empty without the future import (annotations
+    run then), unless ``postponed`` says to read the annotations as not run (the other version
+    of the module postpones them: annotations are compared as annotations)."""
+    if not (future_annotations(tree) if postponed is None else postponed):
         return frozenset()
     reads: dict[str, set[str]] = {"": set()}  # alias -> names its value reads ("": runtime)
     _runtime_reads(tree, reads)
@@ -258,6 +260,13 @@ def annotation_only(tree: ast.Module) -> frozenset[str]:
     return frozenset((bound & read) - runtime)
 
 
+def _alias_statement(node: ast.AST) -> bool:
+    """``X = value`` or ``X: T = value`` (one target)."""
+    if isinstance(node, ast.Assign):
+        return len(node.targets) == 1
+    return isinstance(node, ast.AnnAssign) and node.value is not None
+
+
 def _own_binds(st: ast.stmt) -> set[str]:
     if isinstance(st, (ast.If, ast.Try)):
         return set()
@@ -273,8 +282,8 @@ def _runtime_reads(tree: ast.Module, reads: dict[str, set[str]]) -> None:
         if isinstance(node, ast.If) and is_type_checking(node.test):
             stack.extend((x, owner, top) for x in [node.test, *node.orelse])
             continue
-        if top and isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
+        if top and _alias_statement(node):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target  # type: ignore[attr-defined]
             if isinstance(target, ast.Name) and target.id != "__all__":
                 reads.setdefault(target.id, set())
                 stack.append((node.value, target.id, False))

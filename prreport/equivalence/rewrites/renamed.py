@@ -21,15 +21,16 @@ def alpha(fn: ast.AST) -> list[str] | None:
     """Rename ``fn``'s own locals (not its parameters) to ``%0``, ``%1``... in the order they
     first occur; the original names in that order, or None when renaming could change what
     the code does (a nested class, whose names are attributes; ``global``/``nonlocal``;
-    ``locals()``/``eval``; ``match`` captures; a nested def sharing a local's name).
+    ``locals()``/``eval`` reading the frame; ``match`` captures; a nested def sharing a
+    local's name).
     """
     if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
     params = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    if reads_frame(fn):
+        return None
     for node in ast.walk(fn):
         if isinstance(node, ast.ClassDef | ast.Global | ast.Nonlocal | ast.Match):
-            return None
-        if isinstance(node, ast.Name) and node.id in ("locals", "vars", "eval", "exec"):
             return None
         if isinstance(node, _COMPREHENSIONS) and any(
             isinstance(n, ast.NamedExpr) for n in ast.walk(node)
@@ -62,3 +63,25 @@ def alpha(fn: ast.AST) -> list[str] | None:
         elif isinstance(node, ast.ExceptHandler) and node.name in new:
             node.name = new[node.name]
     return local
+
+
+def reads_frame(fn: ast.AST) -> bool:
+    """Whether code in ``fn`` may read its local variables by name: ``locals()``, ``vars()``
+    with no argument, ``eval``/``exec`` without an explicit globals namespace, or one of them
+    used as a value (called some other way). ``eval(code, ns)`` reads ``ns``, not the frame."""
+    calls = {id(n.func): n for n in ast.walk(fn) if isinstance(n, ast.Call)}
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Name) and node.id in _FRAME_READERS):
+            continue
+        call = calls.get(id(node))
+        if call is None or any(isinstance(a, ast.Starred) for a in call.args):
+            return True
+        given = len(call.args) + sum(1 for k in call.keywords if k.arg in ("globals", "locals"))
+        if node.id == "locals" or given < _NAMESPACE_AT[node.id]:
+            return True
+    return False
+
+
+_FRAME_READERS = ("locals", "vars", "eval", "exec")
+# The number of arguments from which the call names its namespace instead of the frame's.
+_NAMESPACE_AT = {"vars": 1, "eval": 2, "exec": 2, "locals": 99}
