@@ -610,7 +610,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-mutations", action="store_true", help="skip the mutation check")
     ap.add_argument("--mutants", type=int, default=12, help="mutants per pure commit (0: all)")
     ap.add_argument(
-        "--verdicts", metavar="FILE", help="also write each commit's verdict (id -> verdict) as JSON"
+        "--verdicts",
+        metavar="FILE",
+        help="also write each commit's verdict (id -> verdict) as JSON",
     )
     args = ap.parse_args(argv)
     labels = [

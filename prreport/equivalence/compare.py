@@ -26,6 +26,7 @@ from prreport.equivalence.canonical import (
 from prreport.equivalence.effects import ASSUMPTION as EFFECTS_ASSUMPTION
 from prreport.equivalence.effects import ModuleFacts, same_effects
 from prreport.equivalence.generators import generator_rewrites
+from prreport.equivalence.guards import without_dead_fallbacks
 from prreport.equivalence.plainclass import constructions
 from prreport.equivalence.rewrites import Rewrite, see_through
 from prreport.python.definitions import same_tree
@@ -149,6 +150,11 @@ def canonical_def(
     canonically and idioms in one form (``applied``: extended with the idioms rewritten;
     ``fold``: see ``canonical``)."""
     module = sources.memo(path, side, "module-bindings", lambda: module_bindings(tree, path))
+    alive = without_dead_fallbacks(fn, sources)
+    if alive is not None:
+        fn = alive  # type: ignore[assignment]
+        if applied is not None:
+            applied.append("unfailing-import")
     own = imports_in(fn)
     names = {**module, **bindings(own, path)}
     own_names = set(bindings(own, path))

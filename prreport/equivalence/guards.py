@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from prreport.bundle import PullRequestBundle
 from prreport.classify import python_module_path
 from prreport.equivalence.canonical import _absolute
+from prreport.python.parse import copy_tree
 from prreport.python.parse import parse as parse_quietly
 from prreport.python.scopes import all_statements, single_binding
 from prreport.python.sources import SourceFiles
@@ -170,3 +171,36 @@ def python_module_paths(bundle: PullRequestBundle) -> dict[str, str]:
     """Dotted module -> path of every Python file at head."""
     heads = bundle.head_paths
     return {python_module_path(p, heads): p for p in heads if p.endswith(".py")}
+
+
+def without_dead_fallbacks(fn: ast.AST, sources: SourceFiles) -> ast.AST | None:
+    """A copy of ``fn`` in which each ``try`` of imports that cannot fail on any supported
+    Python (``Truth.imports_succeed``) is its body: its ``except ImportError`` fallback never
+    runs. None when ``fn`` has no such ``try``."""
+    tries = [
+        n
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Try)
+        and not n.finalbody
+        and n.body
+        and all(isinstance(st, ast.Import | ast.ImportFrom) for st in n.body)
+        and n.handlers
+        and set(caught(n)) <= IMPORT_ERRORS
+    ]
+    if not tries:
+        return None
+    truth: Truth = sources.memo("", "", "import-truth", lambda: Truth(sources, sources.bundle))
+    dead = {id(t) for t in tries if truth.imports_succeed(t.body)}
+    if not dead:
+        return None
+
+    class _Drop(ast.NodeTransformer):
+        def visit_Try(self, node: ast.Try) -> ast.AST | list[ast.stmt]:
+            self.generic_visit(node)
+            return [*node.body, *node.orelse] if id(node) in dead else node
+
+    # ``copy_tree`` keeps no identities: the dead ``try``s are found again by walk position.
+    marks = {i for i, n in enumerate(ast.walk(fn)) if id(n) in dead}
+    copied = copy_tree(fn)
+    dead = {id(n) for i, n in enumerate(ast.walk(copied)) if i in marks}
+    return _Drop().visit(copied)

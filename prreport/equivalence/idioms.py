@@ -23,8 +23,7 @@ the entry says so, that ``__hash__``/``__len__`` only compute values:
   comprehension passed to ``list``/``set``/``tuple``/``frozenset``/``sorted`` or a string's
   ``join`` (which consume it whole, in order) is a generator; ``[x for x in y]`` is
   ``list(y)`` (and ``set``);
-- ``f(**{"k": v})`` is ``f(k=v)``;
-- ``raise E()`` of a builtin exception class is ``raise E``;
+- ``f(**{"k": v})`` is ``f(k=v)``; ``raise E()`` of a builtin exception class is ``raise E``;
 - ``try: ... except E: pass`` is ``with contextlib.suppress(E): ...`` (assuming no exception
   group is raised: ``suppress`` splits one on Python >= 3.12);
 - ``if c: return True`` then ``return False`` (or ``else``) is ``return bool(c)`` (``not c``
@@ -53,6 +52,7 @@ IDIOMS: tuple[str, ...] = (
     "bool-return",
     "any-all",
     "accumulator",
+    "unfailing-import",  # equivalence.guards
 )
 
 _ALIASES = {

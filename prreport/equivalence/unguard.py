@@ -43,6 +43,11 @@ def _stmts(block: Sequence[ast.stmt]) -> list[ast.stmt]:
     return [s for s in block if not isinstance(s, _IMPORTS) and not is_string_statement(s)]
 
 
+def _tried(st: ast.Try) -> list[str]:
+    """The imports a ``try`` body makes (``_stmts`` leaves them out of the comparison)."""
+    return [dump(s) for s in st.body if isinstance(s, _IMPORTS)]
+
+
 def _conjuncts(test: ast.expr) -> list[ast.expr]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [p for v in test.values for p in _conjuncts(v)]
@@ -135,6 +140,8 @@ class Aligner:
                 return weakened
         if not header_equal(b, a):
             return False
+        if isinstance(b, ast.Try) and isinstance(a, ast.Try) and _tried(b) != _tried(a):
+            return False  # two ``try`` fallbacks of different imports are not one statement
         mark = len(self.drops)
         ok = all(
             self.block(getattr(b, f, None) or [], getattr(a, f, None) or [])

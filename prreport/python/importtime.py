@@ -247,7 +247,10 @@ def annotation_only(tree: ast.Module, postponed: bool | None = None) -> frozense
                 if isinstance(e, ast.Constant)
             }
             reads[""] |= {str(x) for x in exported}
-    runtime, todo = set(), [""]
+    # An alias nothing in the module reads is there for other modules (or is the value itself):
+    # what its value reads runs for them.
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    runtime, todo = set(), ["", *(alias for alias in reads if alias and alias not in read)]
     while todo:
         for name in reads.get(todo.pop(), ()):
             if name not in runtime:
@@ -256,7 +259,6 @@ def annotation_only(tree: ast.Module, postponed: bool | None = None) -> frozense
     # Bound at module level (in ``if``/``try`` blocks too) and read somewhere: an unused name
     # is not "annotation only" (another module may import it).
     bound = {n for st in module_level_statements(tree.body) for n in _own_binds(st)}
-    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return frozenset((bound & read) - runtime)
 
 
@@ -282,9 +284,9 @@ def _runtime_reads(tree: ast.Module, reads: dict[str, set[str]]) -> None:
         if isinstance(node, ast.If) and is_type_checking(node.test):
             stack.extend((x, owner, top) for x in [node.test, *node.orelse])
             continue
-        if top and _alias_statement(node):
-            target = node.targets[0] if isinstance(node, ast.Assign) else node.target  # type: ignore[attr-defined]
-            if isinstance(target, ast.Name) and target.id != "__all__":
+        if top and isinstance(node, ast.Assign | ast.AnnAssign) and _alias_statement(node):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id != "__all__" and node.value is not None:
                 reads.setdefault(target.id, set())
                 stack.append((node.value, target.id, False))
                 continue
