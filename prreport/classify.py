@@ -90,6 +90,9 @@ def category(path: str) -> str:
         return "build"
     if (
         any(p in ("test", "tests", "testing") for p in parts[:-1])
+        # A top-level integration or end-to-end suite (invoke's ``integration/``); inside a
+        # package such a directory may be library code (``pkg/integration/django.py``).
+        or (len(parts) > 1 and parts[0] in ("integration", "e2e"))
         or name.startswith("test_")
         or name.endswith("_test.py")
         or name == "conftest.py"

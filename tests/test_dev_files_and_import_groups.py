@@ -32,6 +32,10 @@ def test_development_tooling_is_its_own_category(path: str) -> None:
         (".github/workflows/ci.yml", "ci"),
         ("pyproject.toml", "build"),
         ("pkg/gitignore.py", "source"),
+        ("integration/main.py", "test"),
+        ("e2e/test_login.py", "test"),
+        ("pkg/integration/django.py", "source"),
+        ("src/pkg/e2e.py", "source"),
     ],
 )
 def test_other_files_keep_their_category(path: str, cat: str) -> None:

@@ -109,6 +109,38 @@ CASES = [
         False,
     ),
     ("def f():\n    return 1", "def f():\n    return 1\n    yield", False),
+    # A container the function made and no other code can reach: changing it is no effect on
+    # what other code reads (``self._s`` reads the same before and after ``parts.append``).
+    (
+        "def f(self, n):\n    parts = list(self.raw)\n    s = self._s\n    parts.append(n)\n    parts[0] = ''\n    return g(s, parts)",
+        "def f(self, n):\n    parts = list(self.raw)\n    parts.append(n)\n    parts[0] = ''\n    return g(self._s, parts)",
+        True,
+    ),
+    (
+        "def f(self, n):\n    parts = list(self.raw)\n    s = self._s\n    h(parts)\n    parts.append(n)\n    return g(s, parts)",
+        "def f(self, n):\n    parts = list(self.raw)\n    h(parts)\n    parts.append(n)\n    return g(self._s, parts)",
+        False,
+    ),
+    (
+        "def f(x):\n    out = [x]\n    n = len(out)\n    out.append(1)\n    return n",
+        "def f(x):\n    out = [x]\n    out.append(1)\n    return len(out)",
+        False,
+    ),
+    (
+        "def f(x):\n    a = []\n    b = a\n    b.append(x)\n    return len(a)",
+        "def f(x):\n    a = []\n    b = a\n    return len(a)",
+        False,
+    ),
+    (
+        "def f(self, xs):\n    out = set()\n    s = self._s\n    out.update(xs)\n    return g(s, out)",
+        "def f(self, xs):\n    out = set()\n    out.update(xs)\n    return g(self._s, out)",
+        False,
+    ),
+    (
+        "def f(self, x):\n    out = set()\n    s = self._s\n    out.update((x, 1))\n    return g(s, out)",
+        "def f(self, x):\n    out = set()\n    out.update((x, 1))\n    return g(self._s, out)",
+        True,
+    ),
 ]
 
 

@@ -8,7 +8,9 @@ whose trees are equal make the same calls in the same order with the same argume
 return or raise the same on every path, whatever the spelling: a conditional expression or
 an ``if``/``else``, an unpacking of a literal tuple or the items bound one by one, ``x += 1``
 on an immutable value, statements repeated or a loop over a literal tuple, a test the path
-already decided, a plain helper of the module called or its body written in place.
+already decided, a plain helper of the module called or its body written in place, a read
+moved across changes to a container the function made and no other code can reach yet (a
+list, set or dict it built: ``append``, ``add``, ``d[k] = v`` on it are local effects).
 
 - ``terms``: terms, states, one path; ``tree``: the summary tree;
 - ``expressions``: expressions to terms, calls to effects (``PURE`` builtins excepted);

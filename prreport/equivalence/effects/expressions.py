@@ -38,6 +38,23 @@ _EFFECTFUL = (
 )  # fmt: skip
 
 
+# Methods that change only their container and run no other code (``__hash__``/``__eq__`` of
+# what a set holds assumed to compute values): on a private container, local effects.
+LOCAL_METHODS = {
+    "list": frozenset({"append", "insert", "clear", "reverse", "extend"}),
+    "set": frozenset({"add", "discard", "clear", "update"}),
+    "dict": frozenset({"clear", "update"}),
+}
+_ITERATES = frozenset({"extend", "update"})
+# Builtins whose result is a new container (made by the call, reachable from nothing else).
+_NEW_CONTAINER = {"list": "list", "sorted": "list", "set": "set", "dict": "dict"}
+
+
+def _plain_iterable(t: Term, path: Path) -> bool:
+    """Iterating ``t`` runs no code: a tuple, a literal or a private container."""
+    return t[0] == "tuple" or is_value(t) or t in path.private
+
+
 def effect_free(node: ast.AST) -> bool:
     """Whether evaluating ``node`` can make no effect the summary records (reads only)."""
     return not any(isinstance(n, _EFFECTFUL) for n in ast.walk(node))
@@ -45,6 +62,8 @@ def effect_free(node: ast.AST) -> bool:
 
 class Expressions:
     """The expression half of the symbolic machine (``statements.Machine`` adds statements)."""
+
+    watching = 0  # inside a ``try``/``with`` body (``statements.Machine``)
 
     def __init__(self, interner: Interner) -> None:
         self.interner = interner
@@ -66,6 +85,7 @@ class Expressions:
     def emit(self, path: Path, effect: Term) -> Term:
         """Record ``effect`` on ``path``; its result is named by the state it leads to."""
         self.interner.count()
+        path.escape(effect)
         path.effects.append(effect)
         path.state = self.interner.intern((path.state, effect))
         path.made = 0
@@ -157,20 +177,56 @@ class Expressions:
         return value
 
     def _Tuple(self, node: ast.Tuple, path: Path) -> Term:
-        return ("tuple", tuple(self._elements(node.elts, path)))
+        out = ("tuple", tuple(self._elements(node.elts, path)))
+        path.escape(out)  # reachable through the tuple
+        return out
 
     def _List(self, node: ast.List, path: Path) -> Term:
-        return ("obj", "list", tuple(self._elements(node.elts, path)), path.fresh())
+        return self._made(path, "list", tuple(self._elements(node.elts, path)))
 
     def _Set(self, node: ast.Set, path: Path) -> Term:
-        return ("obj", "set", tuple(self._elements(node.elts, path)), path.fresh())
+        return self._made(path, "set", tuple(self._elements(node.elts, path)))
 
     def _Dict(self, node: ast.Dict, path: Path) -> Term:
         items: list[Term] = []
         for k, v in zip(node.keys, node.values, strict=True):
             key = ("dstar",) if k is None else self.eval(k, path)
             items.append((key, self.eval(v, path)))
-        return ("obj", "dict", tuple(items), path.fresh())
+        return self._made(path, "dict", tuple(items))
+
+    def _made(self, path: Path, kind: str, items: tuple) -> Term:
+        """A new container, private to this call until it escapes (its items escape into it)."""
+        path.escape(items)
+        made = ("obj", kind, items, path.fresh())
+        path.private[made] = kind
+        return made
+
+    def _local(self, fn: Term, args: tuple, kws: tuple, path: Path) -> Term | None:
+        """A method of a private container that changes only that container (``out.append(x)``,
+        ``seen.add(k)``): recorded in order, the container given a new version, the state that
+        other code reads left as it was; None for any other call."""
+        if fn[0] != "attr" or fn[1] not in path.private or kws or self.watching:
+            return None  # (inside ``try``/``with`` a handler may see it half changed)
+        kind, old = path.private[fn[1]], fn[1]
+        method = fn[2]
+        if method not in LOCAL_METHODS.get(kind, ()):
+            return None
+        if method in _ITERATES and not all(_plain_iterable(a, path) for a in args):
+            return None  # iterating an unknown object may run its code
+        self.mutate(path, old, (method, args))
+        return NONE
+
+    def mutate(self, path: Path, old: Term, change: Term) -> None:
+        """Record a change of the private container ``old`` and rebind its names to the new version."""
+        self.interner.count()
+        kind = path.private.pop(old)
+        path.escape(change)  # what is stored in it is reachable through it
+        new = ("changed", old, change)
+        path.effects.append(("local", old, change))
+        for name, value in path.env.items():
+            if value == old:
+                path.env[name] = new
+        path.private[new] = kind
 
     def _elements(self, elts: list[ast.expr], path: Path) -> list[Term]:
         out = []
@@ -198,10 +254,18 @@ class Expressions:
         )
         if fn[0] == "b" and fn[1] in PURE and not any(a[0] == "star" for a in args) and not kws:
             return ("pure", fn[1], args, tag(path.state, *args))
+        if fn[0] == "b" and fn[1] in ("list", "set", "dict") and not args and not kws:
+            return self._made(path, fn[1], ())
+        local = self._local(fn, args, kws, path)
+        if local is not None:
+            return local
         inlined = self.inline(fn, args, kws, path)
         if inlined is not None:
             return inlined
-        return self.emit(path, ("call", fn, args, kws))
+        made = self.emit(path, ("call", fn, args, kws))
+        if fn[0] == "b" and fn[1] in _NEW_CONTAINER:
+            path.private[made] = _NEW_CONTAINER[fn[1]]  # a new container only this call holds
+        return made
 
     def _Await(self, node: ast.Await, path: Path) -> Term:
         return self.emit(path, ("await", self.eval(node.value, path)))

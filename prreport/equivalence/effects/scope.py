@@ -110,7 +110,9 @@ class Machine(Blocks):
                 return tuple(term(x) for x in n)
             return n
 
-        return ("code", term(node), path.state)
+        made = ("code", term(node), path.state)
+        path.escape(made)  # code run later may change what it reads
+        return made
 
     # -- helpers -------------------------------------------------------------------------
     def inline(self, fn: Term, args: tuple, kws: tuple, path: Path) -> Term | None:
@@ -141,6 +143,8 @@ class Machine(Blocks):
             self.inlining.pop()
             self.locals, self.writes, self.watching = frame
         self.inlined.add(name)
+        for effect in trial.effects:
+            path.escape(effect)  # the helper changed them as other code would
         path.effects.extend(trial.effects)
         path.state, path.made = trial.state, trial.made
         return value

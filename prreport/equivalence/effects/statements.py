@@ -176,7 +176,10 @@ class Statements(Expressions):
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value, path)
             key = self.eval(target.slice, path)
-            self.emit(path, ("setitem", obj, key, value))
+            if path.private.get(obj) in ("list", "dict") and not self.watching:
+                self.mutate(path, obj, ("setitem", key, value))  # only that container changes
+            else:
+                self.emit(path, ("setitem", obj, key, value))
         else:
             raise Unsupported("assignment target")
 
@@ -304,7 +307,7 @@ class Statements(Expressions):
             return None  # decided or negated: the fork handles it the same way
         sides = []
         for body in (st.body, st.orelse):
-            side = Path(dict(path.env), path.state, [], path.facts, path.made)
+            side = Path(dict(path.env), path.state, [], path.facts, path.made, dict(path.private))
             for s in body:
                 self.simple(s, side)
             sides.append(side)
@@ -317,6 +320,7 @@ class Statements(Expressions):
             path.effects,
             path.facts,
             max(yes.made, no.made),
+            path.private,
         )
         return out
 

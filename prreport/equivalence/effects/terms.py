@@ -87,12 +87,34 @@ class Path:
     effects: list[Term] = field(default_factory=list)
     facts: dict[Term, bool] = field(default_factory=dict)
     made: int = 0
+    # Containers this call made that no other code can reach yet (term -> "list"/"set"/"dict"):
+    # changing one is a local effect that leaves the state others read as it was.
+    private: dict[Term, str] = field(default_factory=dict)
 
     def fork(self) -> Path:
         """A copy for one side of a branch (the pending effects stay with the tree above it)."""
-        return Path(dict(self.env), self.state, [], dict(self.facts), self.made)
+        return Path(dict(self.env), self.state, [], dict(self.facts), self.made, dict(self.private))
+
+    def escape(self, term: Term) -> None:
+        """The private containers inside ``term`` are reachable by other code from now on."""
+        if self.private:
+            for t in _inside(term, self.private):
+                self.private.pop(t, None)
 
     def fresh(self) -> Term:
         """A new object's identity: the state it is made in and its rank among those made there."""
         self.made += 1
         return ("new", self.state, self.made)
+
+
+def _inside(term: object, private: dict[Term, str]) -> list[Term]:
+    """The keys of ``private`` that occur in ``term`` (at any depth)."""
+    found: list[Term] = []
+    stack = [term]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, tuple):
+            if t in private:
+                found.append(t)
+            stack.extend(x for x in t if isinstance(x, tuple))
+    return found

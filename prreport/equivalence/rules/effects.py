@@ -61,6 +61,24 @@ def price(item):
     return _taxed(item.cost * 2, 1)
 """
 
+_LOCAL_BEFORE = """def with_name(url, name):
+    parts = list(url.parts)
+    scheme, host = url.scheme, url.host
+    if host:
+        parts.append(name)
+    else:
+        parts[-1] = name
+    return make(scheme, host, parts)
+"""
+_LOCAL_AFTER = """def with_name(url, name):
+    parts = list(url.parts)
+    if host := url.host:
+        parts.append(name)
+    else:
+        parts[-1] = name
+    return make(url.scheme, host, parts)
+"""
+
 EFFECTS: tuple[Rule, ...] = (
     Rule(
         "same-effects",
@@ -91,6 +109,19 @@ EFFECTS: tuple[Rule, ...] = (
         before=_HELPER_BEFORE,
         after=_HELPER_AFTER,
         near_miss=edit(_HELPER_AFTER, "_taxed(item.cost * 2, 1)", "_taxed(item.cost * 2, 2)"),
+        kind="same-effects",
+        detail="^attribute",
+    ),
+    Rule(
+        "same-effects-local",
+        _MODULE,
+        _PROVES
+        + " Here: a read moved across changes to a list the function made, which no other code"
+        " can reach.",
+        _ASSUMES,
+        before=_LOCAL_BEFORE,
+        after=_LOCAL_AFTER,
+        near_miss=edit(_LOCAL_AFTER, "parts.append(name)", "parts.append(url.scheme)"),
         kind="same-effects",
         detail="^attribute",
     ),
