@@ -305,6 +305,9 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     elif m.kind == "made-lazy":
         how = "listed in __lazy_modules__" if m.via == NAME else "made lazy"
         msg = f"{name}: module-level import {how}"
+    elif m.kind == "made-eager" and m.via == NAME:
+        msg = f"{name}: taken out of __lazy_modules__, loaded at import again on Python 3.15"
+        details |= {"via": NAME, "differences": ["eager-on-3.15"]}
     elif m.kind == "made-eager":
         msg = f"{name}: module-level lazy import made eager"
     return Finding(kind, m.path, line, name, msg, details, explains)
