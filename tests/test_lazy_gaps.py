@@ -68,3 +68,82 @@ def test_the_digest_counts_imports_made_lazy(tmp_path: Path):
     texts = {p.name: t for p, t in out.items() if p.name.startswith("2026-W34")}
     assert "| Imports made lazy (PEP 810) | 3 |" in texts["2026-W34.md"]
     assert "| 改为惰性的 import（PEP 810） | 3 |" in texts["2026-W34.zh.md"]
+
+
+BACKEND = "import yaml\n\n\ndef load(p):\n    return yaml.safe_load(p)\n"
+OPTIONAL_INIT = (
+    '"""The package: its backends are optional."""\n'
+    "\n"
+    "from pkg import app\n"
+    "\n"
+    "try:\n"
+    "    from pkg import backend\n"
+    "except ImportError:  # yaml not installed\n"
+    "    backend = None\n"
+)
+
+
+def test_a_fallback_in_the_package_init_no_longer_catches_an_import_made_lazy(tmp_path: Path):
+    # pkg/__init__.py guards the import of pkg.backend; pkg.backend's import of yaml made lazy
+    # means a missing yaml no longer fails ``from pkg import backend``: backend is never None,
+    # and the ImportError comes at ``backend.load()``, which nothing catches
+    before = {"pkg/__init__.py": OPTIONAL_INIT, "pkg/backend.py": BACKEND}
+    after = {"pkg/backend.py": BACKEND.replace("import yaml", "lazy import yaml")}
+    a = _analyse(tmp_path, before, after)
+    (drop,) = _kind(a, "guard.dropped")
+    assert (drop.path, drop.line, drop.symbol) == ("pkg/__init__.py", 5, "pkg.backend")
+    assert drop.details["reason"] == "dependency-now-required"
+    assert drop.details["lazy_names"] == ["yaml"]
+    assert drop.details["escaped_by"] == {
+        "module": "pkg.backend",
+        "path": "pkg/backend.py",
+        "lines": [1],
+    }
+    (risk,) = [r for r in a.model.risks if r["id"] == "fallback-escaped"]
+    assert risk["evidence"][0]["path"] == "pkg/__init__.py"
+    assert "fallback-removed" not in {r["id"] for r in a.model.risks}  # nothing was removed
+    assert a.model.summary.verdict in ("behavior-change", "refactor-with-behavior-change")
+    md = render_markdown(a.model, "en")
+    assert (
+        "`except ImportError` around the import of `pkg.backend` at `pkg/__init__.py:5` no "
+        "longer catches a missing `yaml`: `pkg/backend.py` imports it lazily now"
+    ) in md
+    assert "the `except ImportError` around `pkg.backend` no longer catches" in md  # verdict
+    zh = render_markdown(a.model, "zh")
+    assert "导入后备被惰性导入绕过" in zh and "不再能捕获缺失的 `yaml`" in zh
+    # the same through __lazy_modules__ (lazy on 3.15), and in a plugin loader function
+    loader = (
+        "def backends():\n"
+        "    try:\n"
+        "        import pkg.backend\n"
+        "    except (ImportError, AttributeError):\n"
+        "        return []\n"
+        "    return [pkg.backend]\n"
+    )
+    listed = '__lazy_modules__ = ["yaml"]\n\n' + BACKEND
+    b = _analyse(
+        tmp_path / "b",
+        {"pkg/backend.py": BACKEND, "pkg/plugins.py": loader},
+        {"pkg/backend.py": listed},
+    )
+    (drop,) = _kind(b, "guard.dropped")
+    assert (drop.path, drop.details["scope"]) == ("pkg/plugins.py", "backends")
+
+
+def test_a_lazy_import_read_while_the_module_runs_still_fails_inside_the_fallback(
+    tmp_path: Path,
+):
+    # ``yaml.SafeLoader`` is read at import: the lazy import is loaded there, inside the try
+    backend = BACKEND + "\n\nLOADER = yaml.SafeLoader\n"
+    before = {"pkg/__init__.py": OPTIONAL_INIT, "pkg/backend.py": backend}
+    after = {"pkg/backend.py": backend.replace("import yaml", "lazy import yaml")}
+    a = _analyse(tmp_path, before, after)
+    assert not _kind(a, "guard.dropped")
+    # a standard-library module is always there: its import cannot fail
+    csv = BACKEND.replace("yaml", "csv")
+    b = _analyse(
+        tmp_path / "b",
+        {"pkg/__init__.py": OPTIONAL_INIT, "pkg/backend.py": csv},
+        {"pkg/backend.py": csv.replace("import csv", "lazy import csv")},
+    )
+    assert not _kind(b, "guard.dropped")

@@ -115,7 +115,10 @@ def test_a_project_requiring_python_315_is_offered_lazy_imports_with_diffs(tmp_p
     md = render_markdown(a.model, "en")
     assert "module-level `lazy` imports (PEP 810: the project requires Python 3.15" in md
     # the cycle the function-local import avoids returns when lazy imports are disabled
-    assert "under `-X lazy_imports=none` a lazy import is eager: the import cycle the function-local import of `render` avoids returns then" in md
+    assert (
+        "under `-X lazy_imports=none` a lazy import is eager: the import cycle the function-local import of `render` avoids returns then"
+        in md
+    )
     assert "+lazy from pkg.views import render" in md  # the diff, in the appendix
     zh = render_markdown(a.model, "zh")
     assert "改为模块级 `lazy` 导入（PEP 810：项目要求 Python 3.15" in zh
