@@ -147,3 +147,39 @@ def test_a_lazy_import_read_while_the_module_runs_still_fails_inside_the_fallbac
         {"pkg/backend.py": csv.replace("import csv", "lazy import csv")},
     )
     assert not _kind(b, "guard.dropped")
+
+
+EFFECTS = {
+    # each module acts on the process when imported: made lazy, that happens at first use
+    "pkg/patches.py": (
+        "import json\n\n\ndef _fast(obj):\n    return str(obj)\n\n\njson.dumps = _fast\n",
+        (8, "stores into json.dumps"),
+    ),
+    "pkg/env.py": (
+        'import os\n\nos.environ["PKG_MODE"] = "fast"\nMODE = "fast"\n',
+        (3, "stores into os.environ['PKG_MODE']"),
+    ),
+    "pkg/compat.py": (
+        'import sys\n\nfrom pkg import heavy\n\nsys.modules["pkg_legacy"] = heavy\n',
+        (5, "stores into sys.modules['pkg_legacy']"),
+    ),
+    "pkg/logs.py": (
+        "import logging\n\nlogging.basicConfig(level=logging.INFO)\nLOG = logging.getLogger()\n",
+        (3, "calls logging.basicConfig"),
+    ),
+}
+
+
+def test_each_kind_of_import_time_effect_deferred_by_lazy_is_named_with_its_line(
+    tmp_path: Path,
+):
+    for i, (path, (code, effect)) in enumerate(sorted(EFFECTS.items())):
+        module = path[:-3].replace("/", ".")
+        before = LISTED_BEFORE.replace("import csv\n", f"import csv\nimport {module}\n")
+        after = before.replace(f"import {module}\n", f"lazy import {module}\n")
+        a = _analyse(tmp_path / str(i), {path: code, "pkg/app.py": before}, {"pkg/app.py": after})
+        (made,) = _kind(a, "import.made-lazy")
+        assert made.details["proven"] is False, path
+        assert [(e["line"], e["what"]) for e in made.details["effects"]] == [effect], path
+        (risk,) = [r for r in a.model.risks if r["id"] == "lazy-import-effects"]
+        assert risk["evidence"][0]["module_path"] == path
