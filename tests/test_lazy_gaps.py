@@ -183,3 +183,25 @@ def test_each_kind_of_import_time_effect_deferred_by_lazy_is_named_with_its_line
         assert [(e["line"], e["what"]) for e in made.details["effects"]] == [effect], path
         (risk,) = [r for r in a.model.risks if r["id"] == "lazy-import-effects"]
         assert risk["evidence"][0]["module_path"] == path
+
+
+def test_a_lazy_import_made_eager_names_the_heavy_packages_it_now_loads_at_import(
+    tmp_path: Path,
+):
+    # pkg.model imports torch at module level: making ``lazy from pkg.model import Net`` eager
+    # loads torch whenever pkg.app is imported; ``lazy import numpy`` made eager, numpy itself
+    model = {"pkg/model.py": "import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n"}
+    lazy = LISTED_BEFORE.replace(
+        "from pkg.heavy import load\n",
+        "lazy from pkg.heavy import load\nlazy from pkg.model import Net\nlazy import numpy\n",
+    )
+    eager = lazy.replace("lazy from pkg.model", "from pkg.model").replace(
+        "lazy import numpy", "import numpy"
+    )
+    a = _analyse(tmp_path, {**model, "pkg/app.py": lazy}, {"pkg/app.py": eager})
+    got = {f.symbol: f.details["heavy_loaded"] for f in _kind(a, "import.made-eager")}
+    assert got == {"Net": ["torch"], "numpy": ["numpy"]}
+    md = render_markdown(a.model, "en")
+    assert "loads the heavy `numpy` and `torch` at import now instead of at first use" in md
+    zh = render_markdown(a.model, "zh")
+    assert "较重的 `numpy`、`torch` 现在于导入时加载" in zh
