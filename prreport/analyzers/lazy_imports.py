@@ -147,7 +147,10 @@ class LazyImportsAnalyzer(Analyzer):
                 _target, ex = hoist_walk(b, path, cx)
                 if ex is not None:
                     wanted |= ex.missing
-            if _changed and kept:
+            if _changed and any(
+                not b.type_checking and all(g.kind in ("if", "loop") for g in b.context)
+                for b in kept
+            ):
                 # which Pythons the project supports decides whether ``lazy`` is offered
                 heads = set(bundle.head_paths)
                 wanted |= {p for p in PACKAGING if p in heads}
