@@ -159,7 +159,7 @@ class LazyFallbacksAnalyzer(Analyzer):
                 "reason": "dependency-now-required",
                 "guard": "try",
                 "caught": caught(t),
-                "before": [{"kind": "try", "text": text, "line": handler.lineno}],
+                "before": [{"line": handler.lineno, "kind": "try", "text": text}],
                 "after": [],
                 "proven": False,
                 "behavior_change": True,
