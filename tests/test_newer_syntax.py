@@ -105,3 +105,49 @@ def test_type_parameters_are_bound_where_python_binds_them(tmp_path: Path):
     a = _analyse(tmp_path, "import json\n", NEWER + "\n\nBAD = Missing\n")
     unresolved = sorted((f.line, f.symbol) for f in a.findings if f.kind == "names.unresolved")
     assert unresolved == [(17, "Missing")]  # T of Pair, first and Box is bound; Missing is not
+
+
+def test_pep_701_f_strings_reusing_their_quote_are_read_as_the_same_tree():
+    tree, problem, _ = parse_source('def f(d):\n    return f"{d["a"]}-{d[\'b\']}"\n', "a.py")
+    assert tree is not None and problem == ""
+    old, _, _ = parse_source("def f(d):\n    return f\"{d['a']}-{d['b']}\"\n", "a.py")
+    assert ast.dump(tree) == ast.dump(old)
+    # what no quote change can say to an older parser stays an honest "does not parse"
+    _, problem, line = parse_source("x = f\"{'\\n'.join(a)}\"\n", "b.py")
+    assert problem.startswith("does not parse") and line == 1
+
+
+MODERN = (
+    "import json\n"
+    "\n"
+    "\n"
+    "type Row = dict[str, str]\n"
+    "\n"
+    "\n"
+    "def label[T: Row](row: T) -> str:\n"
+    '    return f"{row["name"]} ({row["kind"]})"\n'
+    "\n"
+    "\n"
+    "def read(lines):\n"
+    "    out = []\n"
+    "    for line in lines:\n"
+    "        from pkg.heavy import load\n"
+    "\n"
+    "        try:\n"
+    "            out.append(load(json.loads(line)))\n"
+    "        except ValueError, KeyError:\n"
+    '            out.append(f"{line!r:>{len(line)}}")\n'
+    "    return out\n"
+)
+
+
+def test_a_hoist_in_a_file_of_312_to_314_syntax_is_a_proven_refactoring(tmp_path: Path):
+    # PEP 695 (type parameters, ``type``), PEP 701 (f-string quotes), PEP 758 (``except A, B``)
+    after = MODERN.replace("import json\n", "import json\n\nfrom pkg.heavy import load\n").replace(
+        "        from pkg.heavy import load\n\n", ""
+    )
+    a = _analyse(tmp_path, MODERN, after)
+    assert not [d for d in a.diagnostics if d.origin == "parser"], a.diagnostics
+    kinds = {f.kind for f in a.findings}
+    assert {"import.hoisted", "loop.imports-removed", "cycle.safe"} <= kinds
+    assert a.model.summary.verdict == "pure-refactor", a.model.summary.one_line

@@ -3,18 +3,25 @@ lines it explains (the pairing itself is ``prreport.python.importmoves``)."""
 
 from __future__ import annotations
 
-import ast
 import sys
 from collections.abc import Iterable
 from typing import Any
 
 from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
+from prreport.config import AnalysisConfig
 from prreport.findings import ContextRequest, Finding
 from prreport.python.importeffects import Deferred, deferred_effects
 from prreport.python.importmoves import ImportMove, import_moves, side_lines
 from prreport.python.importtime import annotation_only
-from prreport.python.lazyimports import NAME, lazy_modules, lazy_target, package_of
+from prreport.python.lazyimports import (
+    NAME,
+    heavy_loaded,
+    lazy_modules,
+    lazy_target,
+    names_read,
+    package_of,
+)
 from prreport.python.modules import ModuleIndex, module_index
 from prreport.python.scopeindex import ImportBinding, scope_index
 from prreport.python.sources import SourceFiles
@@ -203,6 +210,12 @@ class ImportMovesAnalyzer(Analyzer):
             fd = _finding(m, tuple(sorted(explains, key=lambda e: (e[1], e[2], e[0]))))
             if m.kind in ("added", "removed") and _annotation_only(sources, m):
                 fd.details["annotation_only"] = True
+            if fd.kind == "import.made-eager":
+                # import-time cost, as for a hoist: heavy packages now loaded at import
+                loaded = (m.after.module if m.after else "", _target(index, m))
+                importer = index.module_of(m.path) or ""
+                cost = heavy_loaded(sources, index, importer, loaded, *_heavy(self.config))
+                fd.details["heavy_loaded"] = cost
             if fd.kind == "import.made-lazy":
                 deferred = self._deferred(sources, index, m)
                 fd = _lazy(fd, m, deferred, declared_min_python(sources))
@@ -220,6 +233,10 @@ class ImportMovesAnalyzer(Analyzer):
         return deferred_effects(
             sources, index, _target(index, m), importer, self.config.cycle_depth
         )
+
+
+def _heavy(config: AnalysisConfig) -> tuple[frozenset[str], int]:
+    return frozenset(config.heavy_packages), max(1, config.cycle_depth)
 
 
 def _annotation_only(sources: SourceFiles, m: ImportMove) -> bool:
@@ -305,6 +322,9 @@ def _finding(m: ImportMove, explains: tuple[Line, ...]) -> Finding:
     elif m.kind == "made-lazy":
         how = "listed in __lazy_modules__" if m.via == NAME else "made lazy"
         msg = f"{name}: module-level import {how}"
+    elif m.kind == "made-eager" and m.via == NAME:
+        msg = f"{name}: taken out of __lazy_modules__, loaded at import again on Python 3.15"
+        details |= {"via": NAME, "differences": ["eager-on-3.15"]}
     elif m.kind == "made-eager":
         msg = f"{name}: module-level lazy import made eager"
     return Finding(kind, m.path, line, name, msg, details, explains)
@@ -342,23 +362,8 @@ def _never_loaded(sources: SourceFiles, m: ImportMove, deferred: Deferred) -> bo
     tree = sources.tree(m.path, "after")
     if tree is None:
         return False
-    read = sources.memo(m.path, "after", "names-read", lambda: _names_read(tree))
+    read = sources.memo(m.path, "after", "names-read", lambda: names_read(tree))
     return a.bound not in read
-
-
-def _names_read(tree: ast.Module) -> frozenset[str]:
-    """Names the module reads anywhere, and the strings of its ``__all__``."""
-    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    for st in tree.body:
-        if isinstance(st, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in st.targets
-        ):
-            out |= {
-                e.value
-                for e in ast.walk(st.value)
-                if isinstance(e, ast.Constant) and isinstance(e.value, str)
-            }
-    return frozenset(out)
 
 
 def _never_read(fd: Finding) -> Finding:

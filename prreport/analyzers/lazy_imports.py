@@ -16,6 +16,12 @@ from prreport.python.lazyreasons import LazyContext, hoist_walk, reason_for
 from prreport.python.modules import module_index
 from prreport.python.scopeindex import ImportBinding, ScopeIndex, head_scope_index, scope_index
 from prreport.python.sources import SourceFiles
+from prreport.python.versions import PACKAGING, head_python_floor
+
+# Reasons a function-local import may become a module-level ``lazy`` one (PEP 810, Python 3.15):
+# kept for weight, kept for no reason, or kept to break a cycle (which returns when lazy imports
+# are disabled, ``-X lazy_imports=none``: the offer says so).
+_LAZY_REASONS = ("hoistable", "heavy-dependency", "cycle-avoidance")
 
 
 def _scanned(bundle: PullRequestBundle, sources: SourceFiles) -> list[tuple[str, bool]]:
@@ -43,6 +49,45 @@ def _followup(path: str, text: str, line: int, parsed: list[Any], tree: ast.Modu
     if not parsed:
         parsed.append(parse_for_hoist(text, tree))
     return hoist_diff(path, text, line, parsed[0]) if parsed[0] else ""
+
+
+def _lazy_candidate(b: ImportBinding, reason: str, extra: dict[str, Any]) -> bool:
+    """An import a module-level ``lazy`` one could replace: kept for weight or for no reason
+    (not when the module is loaded at import anyway), or to break a cycle the walk found; run
+    under no guard but an ``if`` or a loop (a ``with`` or ``try`` around it means it must run
+    there and then)."""
+    if reason not in _LAZY_REASONS or b.type_checking or extra.get("already_imported_line"):
+        return False
+    if reason == "cycle-avoidance" and not extra.get("cycle_chain"):
+        return False  # "inside an except handler": a fallback, not a cycle seen
+    return all(g.kind in ("if", "loop") for g in b.context)
+
+
+def _lazy_offer(
+    path: str,
+    text: str,
+    b: ImportBinding,
+    parsed: list[Any],
+    tree: ast.Module | None,
+    floor: tuple[str, tuple[int, ...]] | None,
+) -> dict[str, Any]:
+    """The PEP 810 offer for one candidate: ``lazy_followup_diff`` when the project requires
+    Python 3.15 or later, else only that ``lazy`` would need it (nothing that changes behaviour
+    on the Pythons it supports)."""
+    supported = ".".join(map(str, floor[1])) if floor else ""
+    if floor is None or floor[1] < (3, 15):
+        return {"lazy_offer": "needs-3.15", "requires_python": supported}
+    from prreport.codemods.hoist import parse_for_hoist
+    from prreport.codemods.lazyoffer import lazy_hoist_diff
+
+    if not parsed:
+        parsed.append(parse_for_hoist(text, tree))
+    diff = lazy_hoist_diff(path, parsed[0], b.stmt_line, (b.bound,)) if parsed[0] else ""
+    return {
+        "lazy_offer": "offered" if diff else "no-codemod",
+        "requires_python": supported,
+        "lazy_followup_diff": diff,
+    }
 
 
 @register
@@ -102,6 +147,13 @@ class LazyImportsAnalyzer(Analyzer):
                 _target, ex = hoist_walk(b, path, cx)
                 if ex is not None:
                     wanted |= ex.missing
+            if _changed and any(
+                not b.type_checking and all(g.kind in ("if", "loop") for g in b.context)
+                for b in kept
+            ):
+                # which Pythons the project supports decides whether ``lazy`` is offered
+                heads = set(bundle.head_paths)
+                wanted |= {p for p in PACKAGING if p in heads}
         return ContextRequest(files=frozenset(wanted - changed))
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
@@ -115,6 +167,7 @@ class LazyImportsAnalyzer(Analyzer):
             (b, hoist_walk(b, p, cx)[0] or b.module) for p, _c, kept in retained for b in kept
         ]
         cx = dataclasses.replace(cx, stated=stated_reasons(body, lazies))
+        floor = head_python_floor(sources)
         for path, is_changed, kept in retained:
             side = "after" if is_changed else "head"
             text = sources.text(path, side) or ""
@@ -156,6 +209,12 @@ class LazyImportsAnalyzer(Analyzer):
                 }
                 if skipped:
                     details["followup_skipped"] = True  # over analysis.max_followups
+                if is_changed and _lazy_candidate(b, reason, extra):
+                    if budget > 0 or floor is None or floor[1] < (3, 15):
+                        details |= _lazy_offer(
+                            path, text, b, wrapper, sources.tree(path, side), floor
+                        )
+                        budget -= "lazy_followup_diff" in details
                 findings.append(
                     Finding(
                         "lazy-import.retained",

@@ -7,6 +7,8 @@
 - ``cstblock``: the import block edited with libcst (a name merged into a ``from`` import, a
   line inserted in its isort group).
 - ``importblock``: the import block as both sides see it (text, lines, isort sections, spans).
+- ``lazyoffer``: a function-local import made a module-level PEP 810 ``lazy`` import, as a
+  diff checked against the tree (refused when a module global would change meaning).
 - ``contracts``: the import-linter contract a hoisted import relies on, ready to paste.
 
 Codemods read the code model (``prreport.python``) and know nothing of findings or reports.

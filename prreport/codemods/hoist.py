@@ -103,23 +103,27 @@ class HoistSource(ModuleText):
         super().__init__(text, tree)
         self._cst: CstParts | None = None
 
-    def hoist(self, line: int) -> str | None:
-        """The text with the import statement starting at ``line`` moved to the import block."""
+    def hoist(self, line: int, lazy: bool = False) -> str | None:
+        """The text with the import statement starting at ``line`` moved to the import block;
+        ``lazy``: as a PEP 810 ``lazy`` import of its own (plain shapes only: never merged into
+        an eager ``from X import``, which would make its other names lazy too)."""
         where = _holder(self.tree.body, line)
         if where is None:
             return None  # a module-level import, or no statement there
         at, holder = where
         if at >= self.top:
-            plain = self._plain(holder, line)
-            if plain is not None:
+            plain = self._plain(holder, line, lazy)
+            if plain is not None or lazy:
                 return plain
+        elif lazy:
+            return None
         if self._cst is None:
             from prreport.codemods.hoist_cst import CstParts  # libcst: only for these
 
             self._cst = CstParts(self)
         return self._cst.hoist(at, holder, line)
 
-    def _plain(self, holder: ast.stmt, line: int) -> str | None:
+    def _plain(self, holder: ast.stmt, line: int, lazy: bool = False) -> str | None:
         """The hoist edited on the lines, or None when its shape is not a plain one."""
         found = _find(holder, line)
         if found is None:
@@ -137,7 +141,8 @@ class HoistSource(ModuleText):
             for ln in self.source_lines[removal.start : stmt.lineno - 1]
             if ln.strip(" \t\r\n")
         ]
-        insertion = self._insertion(stmt, [*comments, moved[len(indent) :]])
+        head = "lazy " if lazy else ""
+        insertion = self._insertion(stmt, [*comments, head + moved[len(indent) :]], lazy)
         if insertion is None:
             return None
         lines = list(self.source_lines)
@@ -184,7 +189,9 @@ class HoistSource(ModuleText):
             return None
         return _Edit(start, end, new)
 
-    def _insertion(self, stmt: ast.Import | ast.ImportFrom, moved: list[str]) -> _Edit | None:
+    def _insertion(
+        self, stmt: ast.Import | ast.ImportFrom, moved: list[str], lazy: bool = False
+    ) -> _Edit | None:
         """Where the import block takes the statement (``moved``: its comment lines and its
         line, unindented), or the line of the one-line ``from X import`` it joins. None
         unless every import line of the block is one plain statement."""
@@ -202,7 +209,7 @@ class HoistSource(ModuleText):
         module = self._module(stmt)
         if module is None:
             return None
-        if isinstance(stmt, ast.ImportFrom) and stmt.names[0].name != "*":
+        if isinstance(stmt, ast.ImportFrom) and stmt.names[0].name != "*" and not lazy:
             for i in region:
                 st = body[i]
                 if isinstance(st, ast.ImportFrom) and st.names[0].name != "*":
@@ -305,16 +312,22 @@ def parse_for_hoist(text: str, tree: ast.Module | None = None) -> HoistSource | 
     return HoistSource(text, tree)
 
 
-def hoist(text: str, line: int, parsed: HoistSource | None = None) -> str | None:
-    """The module text with the import statement starting at ``line`` moved to the import block."""
+def hoist(
+    text: str, line: int, parsed: HoistSource | None = None, lazy: bool = False
+) -> str | None:
+    """The module text with the import statement starting at ``line`` moved to the import block
+    (``lazy``: as a module-level ``lazy`` import)."""
     parsed = parsed if parsed is not None else parse_for_hoist(text)
-    return parsed.hoist(line) if parsed is not None else None
+    return parsed.hoist(line, lazy) if parsed is not None else None
 
 
-def hoist_diff(path: str, text: str, line: int, parsed: HoistSource | None = None) -> str:
-    """A unified diff (``a/path`` → ``b/path``) hoisting the import at ``line``; "" if not possible."""
+def hoist_diff(
+    path: str, text: str, line: int, parsed: HoistSource | None = None, lazy: bool = False
+) -> str:
+    """A unified diff (``a/path`` → ``b/path``) hoisting the import at ``line`` (``lazy``: made a
+    module-level ``lazy`` import); "" if not possible."""
     parsed = parsed if parsed is not None else parse_for_hoist(text)
-    new = hoist(text, line, parsed)
+    new = hoist(text, line, parsed, lazy)
     if parsed is None or new is None or new == text:
         return ""
     return "".join(

@@ -62,6 +62,10 @@ class Caller:
     what: str
 
 
+# Module globals the interpreter itself reads: removing one changes what the module does.
+_READ_BY_PYTHON = {"__lazy_modules__": "import statements (PEP 810, Python 3.15)"}
+
+
 def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
     """What may run a definition with no reference to its name in the repository.
 
@@ -80,6 +84,8 @@ def implicit_callers(sources: SourceFiles, d: Definition) -> Caller | None:
     tool = _TOOL_FILES.get(d.path.rsplit("/", 1)[-1])
     if tool and not d.parent and d.kind != "import":
         return Caller("tool", tool)
+    if not d.parent and d.name in _READ_BY_PYTHON:
+        return Caller("protocol", _READ_BY_PYTHON[d.name])
     if d.kind not in ("function", "method", "class"):
         return None
     if category(d.path) == "test" and _collected(d):

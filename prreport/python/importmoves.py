@@ -396,23 +396,24 @@ def import_moves(bundle: PullRequestBundle, sources: SourceFiles) -> list[Import
 def _listed_lazy(
     sources: SourceFiles, f: FileChange, moves: list[ImportMove], modules: Callable[[], ModuleIndex]
 ) -> list[ImportMove]:
-    """Module-level imports a new ``__lazy_modules__`` lists: made lazy on Python 3.15.
+    """Module-level imports a new ``__lazy_modules__`` lists: made lazy on Python 3.15; those it
+    no longer lists (or a listing removed): made eager there again.
 
     Python checks each import statement's fully qualified module name against the container;
     an import in a ``try`` statement (or only under ``TYPE_CHECKING``) is never lazy."""
     tree = sources.tree(f.path, "after") if f.after is not None else None
-    if tree is None or not any(_assigns_listing(st) for st in tree.body):
+    old = sources.tree(f.before_path, "before") if f.before is not None else None
+    if tree is None or not any(_assigns_listing(st) for t in (tree, old) if t for st in t.body):
         return moves
     importer = modules().module_of(f.path) or ""
     package = f.path.endswith("__init__.py")
     own = package_of(importer, f.path)
     after = lazy_modules(tree, own)
-    if after is None:
-        return moves
-    before = (
-        lazy_modules(sources.tree(f.before_path, "before"), own) if f.before is not None else None
-    )
+    before = lazy_modules(old, own)
+    if after is None and (before is None or any(_assigns_listing(st) for st in tree.body)):
+        return moves  # a listing that is not a literal: what it holds is unknown
     had = before.names if before is not None else frozenset()
+    has = after.names if after is not None else frozenset()
     out = []
     for m in moves:
         a = m.after
@@ -426,8 +427,10 @@ def _listed_lazy(
             and (a.level == 0 or importer)
         ):
             name = qualified(a.module.lstrip("."), a.level, importer, package)
-            if name in after.names and name not in had:
+            if name in has and name not in had:
                 m = ImportMove("made-lazy", m.path, m.before, a, via=NAME)
+            elif name in had and name not in has:
+                m = ImportMove("made-eager", m.path, m.before, a, via=NAME)
         out.append(m)
     return out
 

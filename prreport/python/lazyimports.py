@@ -15,9 +15,11 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from prreport.python.importgraph import explore
 from prreport.python.moduleimports import ImportBinding
 from prreport.python.modules import ModuleIndex
 from prreport.python.scopes import module_level_statements
+from prreport.python.sources import SourceFiles
 
 NAME = "__lazy_modules__"
 
@@ -195,3 +197,36 @@ def _module_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]
         for st in module_level_statements(tree.body)
         if isinstance(st, (ast.Import, ast.ImportFrom))
     ]
+
+
+def heavy_loaded(
+    sources: SourceFiles,
+    index: ModuleIndex,
+    importer: str,
+    loaded: tuple[str, str | None],
+    heavy: frozenset[str],
+    depth: int,
+) -> list[str]:
+    """The heavy packages (``analysis.heavy_packages``) an import made eager now loads when its
+    module is imported: ``loaded`` is (the module as written, its first-party module or None),
+    a first-party one followed as the cycle walk follows a hoist."""
+    module, target = loaded
+    if target is None:
+        top = module.lstrip(".").split(".")[0]
+        return [top] if top in heavy else []
+    return sorted(explore(sources, index, importer, target, depth).external & heavy)
+
+
+def names_read(tree: ast.Module) -> frozenset[str]:
+    """Names the module reads anywhere, and the strings of its ``__all__``."""
+    out = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in st.targets
+        ):
+            out |= {
+                e.value
+                for e in ast.walk(st.value)
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
+    return frozenset(out)

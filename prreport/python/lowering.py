@@ -15,6 +15,11 @@ back on the ``ast`` nodes as attributes, so analyzers read one tree whatever the
 - ``FunctionDef/AsyncFunctionDef/ClassDef.type_params_lowered`` and, for a ``type`` statement,
   ``Assign.type_params_lowered`` (the names of the PEP 695 parameters removed from its header;
   they are bound in its own scope).
+
+A PEP 701 f-string whose expressions reuse its quote (``f"{d["a"]}"``) is spelled with the
+inner strings in the other quote, which gives the same ``ast``: nothing to put back. One that
+needs more (a backslash or a comment in an expression, quotes of both kinds) is left to the
+honest "does not parse".
 """
 
 from __future__ import annotations
@@ -120,6 +125,68 @@ class _Lower(cst.CSTTransformer):
                 type=kind.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             )
         return updated
+
+    def leave_FormattedString(
+        self, original: cst.FormattedString, updated: cst.FormattedString
+    ) -> cst.FormattedString:
+        # PEP 701: an expression may reuse the f-string's quote (``f"{d["a"]}"``); older
+        # Pythons read it with the inner strings in the other quote: the same ``ast``.
+        if _reads_here(updated):
+            return updated
+        quote = updated.end
+        if len(quote) != 1:
+            return updated  # a triple-quoted one: left as it is (honestly unparseable)
+        requote = _Requote(quote, "'" if quote == '"' else '"')
+        parts = [
+            p.visit(requote) if isinstance(p, cst.FormattedStringExpression) else p
+            for p in updated.parts
+        ]
+        lowered = updated.with_changes(parts=parts)
+        return lowered if not requote.failed and _reads_here(lowered) else updated
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def _reads_here(node: cst.CSTNode) -> bool:
+    """Whether the running Python's ``ast`` reads the expression ``node``."""
+    try:
+        ast.parse(_EMPTY.code_for_node(node), mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+class _Requote(cst.CSTTransformer):
+    """String literals quoted with ``quote`` requoted with ``other`` (none may hold ``other``)."""
+
+    def __init__(self, quote: str, other: str) -> None:
+        super().__init__()
+        self.quote, self.other, self.failed = quote, other, False
+
+    def leave_SimpleString(
+        self, original: cst.SimpleString, updated: cst.SimpleString
+    ) -> cst.SimpleString:
+        value = updated.value
+        body = value.lstrip("rbuRBU")
+        prefix = value[: len(value) - len(body)]
+        if body.startswith(self.quote * 3) or not body.startswith(self.quote):
+            return updated
+        if self.other in body[1:-1]:
+            self.failed = True
+            return updated
+        return updated.with_changes(value=f"{prefix}{self.other}{body[1:-1]}{self.other}")
+
+    def leave_FormattedString(
+        self, original: cst.FormattedString, updated: cst.FormattedString
+    ) -> cst.FormattedString:
+        if updated.end != self.quote:
+            return updated
+        texts = [p.value for p in updated.parts if isinstance(p, cst.FormattedStringText)]
+        if any(self.other in t for t in texts):
+            self.failed = True
+            return updated
+        return updated.with_changes(start=updated.start[:-1] + self.other, end=self.other)
 
 
 def _names(params: cst.TypeParameters) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ Only the stdlib ``ast`` is used: this sits on the hot path of the cycle and name
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
@@ -108,10 +108,23 @@ def module_level_imports(tree: ast.Module) -> list[ImportBinding]:
     return out
 
 
-def newly_module_level(before: ast.Module | None, after: ast.Module) -> list[ImportBinding]:
+def newly_module_level(
+    before: ast.Module | None,
+    after: ast.Module,
+    listed_before: Callable[[ImportBinding], bool] | None = None,
+) -> list[ImportBinding]:
     """After-side module-level bindings that were function-local, in a block, or absent before
-    (or ``lazy`` before and eager now: loaded at import time from now on)."""
-    prev = [b for b in module_level_imports(before) if not b.lazy] if before is not None else []
+    (or ``lazy`` before and eager now: loaded at import time from now on; ``listed_before``:
+    lazy before through a ``__lazy_modules__`` that no longer lists its module)."""
+    prev = (
+        [
+            b
+            for b in module_level_imports(before)
+            if not b.lazy and not (listed_before and listed_before(b))
+        ]
+        if before is not None
+        else []
+    )
     top_keys = {b.key for b in prev if b.top_level}
     any_keys = {b.key for b in prev}
     out = []

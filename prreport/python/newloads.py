@@ -9,12 +9,14 @@ with how far the package's ``__init__`` has run by then (``initorder``).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from prreport.bundle import FileChange, PullRequestBundle
 from prreport.python.boundnames import MODULE_DUNDERS
 from prreport.python.importgraph import Exploration, as_module_binding, explore
 from prreport.python.initorder import InitWalk, imported_by_none, name_state, walk_init
+from prreport.python.lazyimports import lazy_modules, package_of, qualified
 from prreport.python.moduleimports import ImportBinding, module_level_imports, newly_module_level
 from prreport.python.modules import ModuleIndex, module_index, parents
 from prreport.python.scopeindex import scope_index
@@ -56,10 +58,11 @@ def new_loads(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleInde
         lazy_targets = (
             _lazy_targets(sources, index, importer, f.before_path) if before is not None else set()
         )
-        loaded_before = _targets(index, before, importer, f.before_path)
+        unlisted = _unlisted(before, after, importer, f.path)
+        loaded_before = _targets(index, before, importer, f.before_path, unlisted)
         by_target: dict[str, list[ImportBinding]] = {}
         missing: set[str] = set()
-        for b in newly_module_level(before, after):
+        for b in newly_module_level(before, after, unlisted):
             target = index.target(b, importer, f.path)
             if target is None:
                 target = index.unresolved(b, importer, f.path)
@@ -83,13 +86,33 @@ def new_loads(bundle: PullRequestBundle, sources: SourceFiles, index: ModuleInde
     return out
 
 
+def _unlisted(
+    before: ast.Module | None, after: ast.Module, importer: str, path: str
+) -> Callable[[ImportBinding], bool] | None:
+    """Whether a before-side import was lazy on Python 3.15 through a ``__lazy_modules__`` that
+    no longer lists its module (None when the listing lost nothing)."""
+    package = package_of(importer, path)
+    old = lazy_modules(before, package)
+    new = lazy_modules(after, package)
+    gone = (old.names if old else frozenset()) - (new.names if new else frozenset())
+    if not gone:
+        return None
+    is_package = path.endswith("__init__.py")
+    return lambda b: b.top_level and qualified(b.module, b.level, importer, is_package) in gone
+
+
 def _targets(
-    index: ModuleIndex, tree: ast.Module | None, importer: str, path: str
+    index: ModuleIndex,
+    tree: ast.Module | None,
+    importer: str,
+    path: str,
+    listed: Callable[[ImportBinding], bool] | None = None,
 ) -> dict[bool, set[str]]:
-    """First-party modules a module loaded at import time: {True: unconditionally, False: any}."""
+    """First-party modules a module loaded at import time: {True: unconditionally, False: any};
+    ``listed``: lazy through its ``__lazy_modules__`` (on 3.15, where they are judged)."""
     out: dict[bool, set[str]] = {True: set(), False: set()}
     for b in module_level_imports(tree) if tree is not None else ():
-        if b.lazy:
+        if b.lazy or (listed and listed(b)):
             continue  # loaded at first use, not at import time
         target = index.target(b, importer, path) or index.unresolved(b, importer, path)
         if target:

@@ -52,6 +52,33 @@ def declared_min_python(sources: SourceFiles) -> tuple[int, ...] | None:
     return sources.memo("", "bundle", "min-python", build)  # type: ignore[no-any-return]
 
 
+_CLASSIFIER = re.compile(r"Programming Language :: Python :: (3\.\d+)\b")
+
+
+def supported_floor(text: str | None) -> tuple[int, ...] | None:
+    """The lowest Python a packaging file says it supports: its declared minimum, else the
+    lowest ``Programming Language :: Python :: 3.N`` classifier."""
+    low = min_python(text)
+    if low is not None or not text:
+        return low
+    listed = [tuple(int(x) for x in v.split(".")) for v in _CLASSIFIER.findall(text)]
+    return min(listed) if listed else None
+
+
+def head_python_floor(sources: SourceFiles) -> tuple[str, tuple[int, ...]] | None:
+    """(packaging file, lowest supported Python) at head, the project as it is after the change
+    (``requires-python``, ``python_requires``, classifiers); None when nothing declares it."""
+
+    def build() -> tuple[str, tuple[int, ...]] | None:
+        for name in PACKAGING:
+            low = supported_floor(sources.text(name, "head"))
+            if low is not None:
+                return name, low
+        return None
+
+    return sources.memo("", "bundle", "head-python-floor", build)  # type: ignore[no-any-return]
+
+
 def version_test(
     test: ast.expr, spelled: str = "sys.version_info"
 ) -> tuple[str, tuple[int, ...]] | None:

@@ -321,6 +321,8 @@ def _lazy_fact(fd: Finding) -> dict[str, Any]:
         "differences": list(d.get("differences", [])),
         "target_module": d.get("target_module", ""),
         "requires_python": d.get("requires_python", ""),
+        # import.made-eager: heavy packages it loads at import now
+        "heavy_loaded": list(d.get("heavy_loaded", [])),
         # import.lazy-forbidden
         "reason": d.get("reason", ""),
         "statement": d.get("statement", ""),

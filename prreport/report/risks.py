@@ -86,7 +86,27 @@ def _guard_removed(x: RiskInput) -> Evidence:
 
 def _fallback_removed(x: RiskInput) -> Evidence:
     # ``try: import m / except ImportError: ...`` gone: m is now required wherever this runs.
-    return [_guard_evidence(fd) for fd in x.of("guard.dropped") if _fallback(fd)]
+    return [
+        _guard_evidence(fd)
+        for fd in x.of("guard.dropped")
+        if _fallback(fd) and "escaped_by" not in fd.details
+    ]
+
+
+def _fallback_escaped(x: RiskInput) -> Evidence:
+    # PEP 810: a fallback around the import of a module whose own imports were made lazy no
+    # longer fails there when they are missing; they fail at their first use, uncaught.
+    return [
+        evidence(
+            fd,
+            guard=guard_texts(fd.details.get("before")),
+            lazy_names=list(fd.details.get("lazy_names", [])),
+            lazy_modules=list(fd.details.get("lazy_modules", [])),
+            escaped_by=dict(fd.details["escaped_by"]),
+        )
+        for fd in x.of("guard.dropped")
+        if "escaped_by" in fd.details
+    ]
 
 
 def _fallback(fd: Finding) -> bool:
@@ -367,6 +387,7 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("guard-removed", "medium", _guard_removed),
     ("implicit-call-removed", "medium", _implicit_call_removed),
     ("fallback-removed", "medium", _fallback_removed),
+    ("fallback-escaped", "medium", _fallback_escaped),
     ("lazy-import-effects", "medium", _lazy_import_effects),
     ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),

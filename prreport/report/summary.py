@@ -199,8 +199,49 @@ def next_steps_of(findings: list[Finding], risks: list[dict[str, Any]]) -> list[
                 "paths": sorted({fd.path for fd in hoistable}),
             }
         )
+    out.extend(_lazy_steps(findings))
     if any(r["id"] == "no-tests" for r in risks):
         out.append({"what": "add-tests"})
+    return out
+
+
+# Findings that make a PR one about where imports run: there, a PEP 810 ``lazy`` import the
+# project's Pythons cannot have is worth a word.
+_IMPORT_WORK = ("import.hoisted", "import.sunk", "import.made-lazy", "import.made-eager")
+
+
+def _lazy_steps(findings: list[Finding]) -> list[dict[str, Any]]:
+    """PEP 810: the function-local imports offered as module-level ``lazy`` ones, with their
+    diffs (a project requiring Python 3.15), or, once, that ``lazy`` needs 3.15."""
+    kept = [fd for fd in findings if fd.kind == "lazy-import.retained"]
+    offered = [fd for fd in kept if fd.details.get("lazy_offer") == "offered"]
+    out: list[dict[str, Any]] = []
+    if offered:
+        diffs: dict[str, str] = {}
+        for fd in offered:
+            diffs.setdefault(f"{fd.path}:{fd.line}", fd.details["lazy_followup_diff"])
+        out.append(
+            {
+                "what": "use-lazy-import",
+                "names": sorted({fd.symbol for fd in offered}),
+                "paths": sorted({fd.path for fd in offered}),
+                "requires_python": offered[0].details.get("requires_python", ""),
+                # under -X lazy_imports=none a lazy import is eager: the cycle it avoids returns
+                "cycles": sorted(
+                    {fd.symbol for fd in offered if fd.details.get("reason") == "cycle-avoidance"}
+                ),
+                "diffs": [{"at": at, "diff": d} for at, d in sorted(diffs.items())],
+            }
+        )
+    needs = [fd for fd in kept if fd.details.get("lazy_offer") == "needs-3.15"]
+    if needs and any(fd.kind.startswith(_IMPORT_WORK) for fd in findings):
+        out.append(
+            {
+                "what": "lazy-needs-3.15",
+                "names": sorted({fd.symbol for fd in needs}),
+                "requires_python": needs[0].details.get("requires_python", ""),
+            }
+        )
     return out
 
 

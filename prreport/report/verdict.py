@@ -124,6 +124,8 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
             "line": fd.line,
             "symbol": fd.symbol,
             **_api_facts(fd),
+            # PEP 810: a fallback an import made lazy escapes (analyzers/lazy_fallbacks.py)
+            **({"lazy_modules": fd.details["lazy_modules"]} if "escaped_by" in fd.details else {}),
         }
         for fd in findings
         if _witness_by_itself(fd)
