@@ -163,3 +163,54 @@ def test_a_local_renamed_where_eval_reads_its_own_namespace(tmp_path: Path):
         {"pkg/run.py": frame.replace("interrupt_occured", "interrupt_occurred")},
     )
     assert _verdict(b) != "pure-refactor"
+
+
+_EVAL_MOD = '''"""Safe evaluation."""
+
+import ast
+
+BINARY = {ast.Add: "__add__", ast.Sub: "__sub__"}
+
+
+def dunder(op):
+    return BINARY[type(op)]
+'''
+_EVAL_AFTER = '''"""Safe evaluation."""
+
+import ast
+
+from pkg._ops import BINARY
+
+__all__ = ["BINARY", "dunder"]
+
+
+def dunder(op):
+    return BINARY[type(op)]
+'''
+_OPS = '''"""Operator tables, in a module of their own so that importing them is cheap."""
+
+import ast
+
+__all__ = ["BINARY"]
+
+BINARY = {ast.Add: "__add__", ast.Sub: "__sub__"}
+'''
+
+
+def test_a_module_made_for_moved_code_carries_only_glue(tmp_path: Path):
+    # Its docstring, an __all__ of its own names and the stdlib import the moved table reads
+    # are explained by the move; a module-level call in it would not be.
+    a = _analyse(
+        tmp_path,
+        {"pkg/evaluate.py": _EVAL_MOD},
+        {"pkg/evaluate.py": _EVAL_AFTER, "pkg/_ops.py": _OPS},
+    )
+    assert [f.symbol for f in a.findings if f.kind == "symbol.moved"] == ["BINARY"]
+    assert _verdict(a) == "pure-refactor"
+    acting = _OPS + '\nprint("loaded")\n'
+    b = _analyse(
+        tmp_path / "near",
+        {"pkg/evaluate.py": _EVAL_MOD},
+        {"pkg/evaluate.py": _EVAL_AFTER, "pkg/_ops.py": acting},
+    )
+    assert _verdict(b) != "pure-refactor"
