@@ -2,13 +2,12 @@
 
 Linters' autofixes (ruff's SIM, UP, C4, PIE families; pyupgrade) and hand clean-ups rewrite
 code into another spelling of the same thing. ``Idioms`` rewrites both versions of a function
-into one form before they are compared, so such a rewrite is no difference; ``applied`` names
-what it rewrote (one of ``IDIOMS``; the report templates word each), and a finding names the idioms that
-differ between the versions.
+into one form before they are compared; ``applied`` names what it rewrote (``IDIOMS``, each
+worded by the templates), and a finding names the idioms that differ between the versions.
 
 Every rewrite here holds for every input, given that the builtins named are the builtins (the
-caller's ``builtin`` says a name is not imported, assigned or defined in the file) and, where
-the entry says so, that ``__hash__``/``__len__`` only compute values:
+caller's ``builtin`` says a name is not imported, assigned or defined in the file) and that
+``__hash__``/``__len__`` only compute values:
 
 - ``not a is b`` / ``a is not b``, ``not a in b`` / ``a not in b``;
 - ``IOError``, ``EnvironmentError``, ``socket.error``, ``select.error``, ``os.error`` are
@@ -29,7 +28,7 @@ the entry says so, that ``__hash__``/``__len__`` only compute values:
 - ``if c: return True`` then ``return False`` (or ``else``) is ``return bool(c)`` (``not c``
   inverted); a loop returning ``True`` on the first item that passes a test, then ``False``,
   is ``return any(test for ...)`` (``all`` and ``not any`` likewise);
-- a new empty list filled by one loop is its comprehension (``equivalence.accumulators``).
+- a new empty list filled by one loop is its comprehension (``accumulators``).
 """
 
 from __future__ import annotations
@@ -53,6 +52,7 @@ IDIOMS: tuple[str, ...] = (
     "any-all",
     "accumulator",
     "unfailing-import",  # equivalence.guards
+    "typing-generic",  # equivalence.typingnames
 )
 
 _ALIASES = {
