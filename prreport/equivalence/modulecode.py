@@ -61,15 +61,28 @@ def typing_only(trees: tuple[ast.Module, ast.Module]) -> tuple[ast.Module, ast.M
 
 def _alias(st: ast.stmt, names: frozenset[str]) -> bool:
     """An assignment whose every target is a plain name among ``names``, of a value whose
-    computing calls nothing (names, attributes, subscripts, ``|`` of them)."""
+    computing calls nothing but typing constructors (``TypeVar("T")``, ``ParamSpec("P")``)."""
     if not isinstance(st, ast.Assign | ast.AnnAssign):
         return False
     targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-    if st.value is not None and any(
-        isinstance(n, ast.Call | ast.Lambda) for n in ast.walk(st.value)
-    ):
+    if st.value is not None and any(_acts(n) for n in ast.walk(st.value)):
         return False
     return all(isinstance(t, ast.Name) and t.id in names for t in targets)
+
+
+# ``typing`` (and ``typing_extensions``) constructors: a call of one only makes a typing object.
+_TYPING_MAKERS = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType", "TypeAliasType"})
+
+
+def _acts(node: ast.AST) -> bool:
+    """A call (other than of a typing constructor) or a lambda: computing it may do something."""
+    if isinstance(node, ast.Lambda):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name not in _TYPING_MAKERS
 
 
 def _targets(st: ast.stmt) -> list[ast.Name]:
