@@ -163,3 +163,90 @@ def test_a_local_renamed_where_eval_reads_its_own_namespace(tmp_path: Path):
         {"pkg/run.py": frame.replace("interrupt_occured", "interrupt_occurred")},
     )
     assert _verdict(b) != "pure-refactor"
+
+
+_EVAL_MOD = '''"""Safe evaluation."""
+
+import ast
+
+BINARY = {ast.Add: "__add__", ast.Sub: "__sub__"}
+
+
+def dunder(op):
+    return BINARY[type(op)]
+'''
+_EVAL_AFTER = '''"""Safe evaluation."""
+
+import ast
+
+from pkg._ops import BINARY
+
+__all__ = ["BINARY", "dunder"]
+
+
+def dunder(op):
+    return BINARY[type(op)]
+'''
+_OPS = '''"""Operator tables, in a module of their own so that importing them is cheap."""
+
+import ast
+
+__all__ = ["BINARY"]
+
+BINARY = {ast.Add: "__add__", ast.Sub: "__sub__"}
+'''
+
+
+def test_a_module_made_for_moved_code_carries_only_glue(tmp_path: Path):
+    # Its docstring, an __all__ of its own names and the stdlib import the moved table reads
+    # are explained by the move; a module-level call in it would not be.
+    a = _analyse(
+        tmp_path,
+        {"pkg/evaluate.py": _EVAL_MOD},
+        {"pkg/evaluate.py": _EVAL_AFTER, "pkg/_ops.py": _OPS},
+    )
+    assert [f.symbol for f in a.findings if f.kind == "symbol.moved"] == ["BINARY"]
+    assert _verdict(a) == "pure-refactor"
+    acting = _OPS + '\nprint("loaded")\n'
+    b = _analyse(
+        tmp_path / "near",
+        {"pkg/evaluate.py": _EVAL_MOD},
+        {"pkg/evaluate.py": _EVAL_AFTER, "pkg/_ops.py": acting},
+    )
+    assert _verdict(b) != "pure-refactor"
+
+
+def test_typing_generics_spelled_as_builtins_need_python_39(tmp_path: Path):
+    before = "from typing import Dict, List, Optional\n\nTable = Dict[str, List[int]]\nMaybe = Optional[int]\n"
+    after = "from typing import Optional, Union\n\nTable = dict[str, list[int]]\nMaybe = Union[int, None]\n"
+    py39 = _PYPROJECT.replace(">=3.8", ">=3.9")
+    a = analyse_commit(
+        tmp_path,
+        {"pkg/__init__.py": "", "pyproject.toml": py39, "pkg/types.py": before},
+        {"pkg/types.py": after},
+    )
+    assert _verdict(a) == "pure-refactor"
+    # On Python 3.8 ``dict[str, ...]`` raises TypeError at import: not the same.
+    b = _analyse(tmp_path / "py38", {"pkg/types.py": before}, {"pkg/types.py": after})
+    assert _verdict(b) != "pure-refactor"
+
+
+def test_annotations_in_a_plain_class_are_annotations_but_fields_elsewhere(tmp_path: Path):
+    before = "class Response:\n    passthrough = False\n\n    def read(self):\n        return self.passthrough\n"
+    after = before.replace("passthrough = False", "passthrough: bool = False")
+    a = _analyse(tmp_path, {"pkg/resp.py": before}, {"pkg/resp.py": after})
+    assert _verdict(a) == "pure-refactor"
+    # A base class may read its subclasses' annotations (pydantic, NamedTuple): a field now.
+    based = before.replace("class Response:", "class Response(Model):")
+    b = _analyse(
+        tmp_path / "based",
+        {
+            "pkg/resp.py": "from pkg.model import Model\n\n\n" + based,
+            "pkg/model.py": "class Model:\n    pass\n",
+        },
+        {
+            "pkg/resp.py": "from pkg.model import Model\n\n\n"
+            + based.replace("passthrough = False", "passthrough: bool = False")
+        },
+    )
+    assert _verdict(b) != "pure-refactor"

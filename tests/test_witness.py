@@ -98,6 +98,18 @@ def test_an_edit_that_says_what_differs_is_a_witness(
         (["    log.info('x')", "    y = 1"], ["    y = 1", "    log.info('x')"]),
         # the same call spelled another way
         (["    x = dict()"], ["    x = {}"]),
+        # annotations added to a def header and to an assignment
+        (["    def finalize(self, files):"], ["    def finalize(self, files: list[str]) -> None:"]),
+        (["    options = []"], ["    options: List[str] = []"]),
+        # a TYPE_CHECKING block added: it never runs
+        (
+            [],
+            [
+                "if TYPE_CHECKING:",
+                "    from pkg.dist import Distribution",
+                "    register(Distribution)",
+            ],
+        ),
     ],
 )
 def test_a_restructuring_is_no_witness(removed: list[str], added: list[str]):
@@ -141,3 +153,11 @@ def test_a_witnessed_change_names_its_edit(tmp_path: Path):
     from prreport.render.markdown import render_markdown
 
     assert "`False` became `True` (`pkg/auth.py:4`)" in render_markdown(a.model, "en")
+
+
+def test_a_signature_change_in_an_annotated_header_is_still_a_witness():
+    # ``**kwargs`` added next to the annotations: the function now accepts more.
+    kinds = _kinds(["def _chmod(*args):"], ["def _chmod(*args: object, **kwargs: object) -> None:"])
+    assert kinds != []
+    # and code after a TYPE_CHECKING block, back at its indentation, is read again
+    assert _kinds([], ["if TYPE_CHECKING:", "    import x", "register(plugin)"]) != []

@@ -27,6 +27,7 @@ from prreport.python.functions import Function, FunctionIndex, functions
 from prreport.python.lazyimports import laziness_changed
 from prreport.python.linekinds import beyond_imports, inside, is_code, merge_spans, string_lines
 from prreport.python.sources import SourceFiles
+from prreport.python.versions import PACKAGING
 from prreport.textlines import split_lines
 
 
@@ -54,9 +55,12 @@ class BehaviorAnalyzer(Analyzer):
     def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
         """The modules defining classes whose construction the change moves, and every
         reference to a private function the PR made a generator (all must consume it)."""
-        return ContextRequest(files=frozenset(moved_constructions(sources))) | generator_requests(
-            bundle, sources
-        )
+        files = set(moved_constructions(sources))
+        # The declared Python decides spellings (``typing.Dict[...]`` as ``dict[...]`` from 3.9).
+        heads = set(bundle.head_paths)
+        if any("typing" in (f.before or "") for f in sources.python_files()):
+            files |= {p for p in PACKAGING if p in heads and bundle.file(p) is None}
+        return ContextRequest(files=frozenset(files)) | generator_requests(bundle, sources)
 
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Emit ``behavior.unchanged``/``behavior.changed`` for functions whose lines the PR touched."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import sys
 from collections.abc import Iterable, Iterator
 
 from prreport.analyzers import Analyzer, register
@@ -29,7 +30,9 @@ from prreport.python.definitions import (
     module_of,
     residual,
 )
+from prreport.python.importtime import binds
 from prreport.python.references import reference_request
+from prreport.python.scopes import is_string_statement
 from prreport.python.sources import SourceFiles
 
 _Explains = list[tuple[str, str, int]]
@@ -151,6 +154,8 @@ def _explained(
         # A deleted module's ``from __future__`` imports compiled only that module.
         before_tree = sources.tree(old_file.before_path, "before")
         ex += explains(old_file.before_path, "-", future_lines(before_tree))
+    if new_file.before is None and new_file.after is not None:
+        ex += explains(new_file.path, "+", _new_module_glue(sources, new_file, m.new))
     old_after = sources.text(old_file.path, "after") if old_file.after is not None else None
     if old_after is not None:
         kept = all_lines(old_tree, old.name) if in_all else set()
@@ -158,6 +163,54 @@ def _explained(
             lines = lines_with_blanks(old_after, n, n, sources.changed(old_file).added)
             ex += explains(old_file.path, "+", lines)
     return ex
+
+
+def _new_module_glue(sources: SourceFiles, f: FileChange, moved: Definition) -> list[int]:
+    """Lines of a module the PR created that only carry a definition moved into it: its
+    docstring, an ``__all__`` of names the module defines, and the standard-library imports
+    the moved definition reads (each stands where the moved code's own module has it)."""
+    tree = sources.tree(f.path, "after")
+    if tree is None:
+        return []
+    out: list[int] = []
+    body = tree.body
+    if body and is_string_statement(body[0]):
+        out += range(body[0].lineno, (body[0].end_lineno or body[0].lineno) + 1)
+    defined = {n for st in body for n in binds(st)}
+    reads = {
+        n.id
+        for n in ast.walk(moved.node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    for st in body:
+        names = _all_names(st)
+        if names is not None and names <= defined:
+            out += range(st.lineno, (st.end_lineno or st.lineno) + 1)
+        elif isinstance(st, ast.Import | ast.ImportFrom) and not getattr(st, "level", 0):
+            tops = {a.name.split(".")[0] for a in st.names} | {getattr(st, "module", "") or ""}
+            bound = {a.asname or a.name.split(".")[0] for a in st.names}
+            if tops - {""} <= _STDLIB and bound & reads:
+                out += range(st.lineno, (st.end_lineno or st.lineno) + 1)
+    return out
+
+
+def _all_names(st: ast.stmt) -> set[str] | None:
+    """The names of an ``__all__ = [...]`` (or tuple) of string literals; None for another statement."""
+    if not (
+        isinstance(st, ast.Assign | ast.AnnAssign)
+        and [
+            getattr(t, "id", None)
+            for t in ([st.target] if isinstance(st, ast.AnnAssign) else st.targets)
+        ]
+        == ["__all__"]
+        and isinstance(st.value, ast.List | ast.Tuple)
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in st.value.elts)
+    ):
+        return None
+    return {e.value for e in st.value.elts}  # type: ignore[attr-defined]
+
+
+_STDLIB = frozenset(sys.stdlib_module_names)
 
 
 def _reordered(sources: SourceFiles) -> Iterator[Finding]:

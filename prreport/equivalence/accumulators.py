@@ -9,7 +9,8 @@ import ast
 from collections import Counter
 from collections.abc import Callable
 
-from prreport.equivalence.idioms import awaits, call_of, is_name, plain
+from prreport.equivalence.idioms import call_of, is_name, plain
+from prreport.equivalence.returns import awaits
 from prreport.equivalence.rewrites.renamed import reads_frame
 
 _GUARDS = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
-import string
 from collections.abc import Iterable
 
 from prreport.equivalence.accumulators import fold_accumulators
+from prreport.equivalence.fstrings import as_fstring
 from prreport.equivalence.idioms import Idioms
+from prreport.equivalence.typingnames import TypingNames
 from prreport.python.parse import copy_tree
 from prreport.python.scopes import bound_anywhere, is_string_statement
 
@@ -172,11 +172,14 @@ class _Canon(ast.NodeTransformer):
         if len(node.bases) == 1 and not node.keywords and self._builtin(node.bases[0], "object"):
             node.bases = []  # ``class A(object):`` is ``class A:`` in Python 3
         # Class-level annotations are fields (dataclasses, pydantic): kept, only their spelling
-        # is normalised (a string annotation made real is the same annotation).
+        # is normalised (a string annotation made real is the same annotation). In a class with
+        # no base, decorator or keyword nothing reads them: plain annotations.
+        plain = not node.bases and not node.decorator_list and not node.keywords
         for st in node.body:
             if isinstance(st, ast.AnnAssign):
                 st.annotation = self._annotation(st.annotation)
-        self._fields = {id(st) for st in node.body if isinstance(st, ast.AnnAssign)}
+        fields = [] if plain else node.body
+        self._fields = {id(st) for st in fields if isinstance(st, ast.AnnAssign)}
         return self.generic_visit(node)
 
     def _annotation(self, ann: ast.expr) -> ast.expr:
@@ -261,7 +264,7 @@ class _Canon(ast.NodeTransformer):
             # typing.cast(T, x) is x: a cast added or removed around a value changes nothing
             # (the type is not looked at; as for annotations, its spelling does not count).
             return visited.args[1]
-        return _as_fstring(visited) if isinstance(visited, ast.Call) else visited
+        return as_fstring(visited) if isinstance(visited, ast.Call) else visited
 
     def _builtin(self, func: ast.AST, name: str) -> bool:
         """``func`` is the builtin ``name``: not imported, assigned or defined in the file."""
@@ -302,6 +305,7 @@ def canonical(
     method_of: tuple[str, str] | None = None,
     applied: list[str] | None = None,
     fold: bool = True,
+    generics: bool = False,
 ) -> ast.AST:
     """A normalised deep copy of ``node`` (see the module docstring), each idiom of
     ``equivalence.idioms`` in its one form; ``node`` is not changed.
@@ -310,12 +314,17 @@ def canonical(
     ``rebound``: builtins the file binds (see ``rebound_builtins``); ``method_of``: (class,
     first parameter) when ``node`` is a method whose ``super(C, p)`` is ``super()``;
     ``applied``: extended with the idioms rewritten; ``fold``: list-filling loops made
-    comprehensions too (not for a reader of the loops themselves).
+    comprehensions too (not for a reader of the loops themselves); ``generics``: the project
+    requires Python >= 3.9, so ``typing.Dict[...]`` is ``dict[...]`` (``typingnames``).
     """
     canon = _Canon(names, shadowed or set(), rebound or set(), method_of)
     idioms = Idioms(canon.is_builtin)
     out = idioms.visit(canon.visit(copy_tree(node)))
     done = fold_accumulators(out, canon.is_builtin) if fold else []
+    if generics:
+        spelled = TypingNames(canon.is_builtin)
+        out = spelled.visit(out)
+        done += ["typing-generic"] * spelled.applied
     if applied is not None:
         applied.extend(idioms.applied + done)
     return out
@@ -370,81 +379,3 @@ def _drop_default_encoding(call: ast.Call) -> None:
 
 def _is_str(node: ast.AST, values: tuple[str, ...]) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in values
-
-
-def _as_fstring(call: ast.Call) -> ast.AST:
-    """``"{} is {0.x!r:>8}".format(a, b)`` as ``f"{a} is {a.x!r:>8}"`` when that is the same.
-
-    Arguments other than names and constants are each used once, in the order the call
-    evaluates them (a name or constant may be used any number of times: reading it again
-    does nothing); a field may read attributes (``{0.major}``). Both call
-    ``format(value, spec)`` on each value; the f-string does so before it evaluates the next
-    argument (assumed not to matter: a ``__format__`` that changes what a later argument
-    computes)."""
-    func = call.func
-    if not (
-        isinstance(func, ast.Attribute)
-        and func.attr == "format"
-        and isinstance(func.value, ast.Constant)
-        and isinstance(func.value.value, str)
-    ):
-        return call
-    values: list[ast.expr] = [*call.args, *(k.value for k in call.keywords)]
-    order = [str(i) for i in range(len(call.args))] + [k.arg or "**" for k in call.keywords]
-    if "**" in order or any(isinstance(a, ast.Starred) for a in call.args):
-        return call
-    try:
-        fields = list(string.Formatter().parse(func.value.value))
-    except ValueError:
-        return call
-    refs = [_FIELD.match(f) for _, f, _, _ in fields if f is not None]
-    if any(m is None for m in refs):
-        return call  # an index (``{0[1]}``) or another form: not rewritten
-    heads = [m.group(1) for m in refs if m is not None]
-    if "" in heads and any(h.isdigit() for h in heads):
-        return call  # "{} {0}" raises ValueError: no f-string is the same
-    text: list[str] = []
-    used: list[int] = []
-    auto = 0
-    for literal, field, spec, conversion in fields:
-        text.append(literal.replace("{", "{{").replace("}", "}}"))
-        if field is None:
-            continue
-        m = _FIELD.match(field)
-        assert m is not None
-        head, attrs = m.group(1), m.group(2)
-        if head == "":
-            head, auto = str(auto), auto + 1
-        if head not in order or spec and "{" in spec:
-            return call  # an argument the call does not pass, or a nested field
-        used.append(order.index(head))
-        text.append(
-            "{"
-            + f"__fmt{order.index(head)}{attrs}"
-            + (f"!{conversion}" if conversion else "")
-            + (f":{spec}" if spec else "")
-            + "}"
-        )
-    acting = [i for i in range(len(values)) if not isinstance(values[i], ast.Name | ast.Constant)]
-    if set(used) != set(range(len(values))) or [i for i in used if i in acting] != acting:
-        return call  # an argument unused, or one that acts used twice or out of order
-    try:
-        made = ast.parse("f" + repr("".join(text)), mode="eval").body
-    except SyntaxError:
-        return call
-    return _Placeholders(values).visit(made)
-
-
-_FIELD = re.compile(r"^(\w*)((?:\.\w+)*)$")
-
-
-class _Placeholders(ast.NodeTransformer):
-    """``__fmtN`` names of a made f-string replaced by (copies of) the call's arguments."""
-
-    def __init__(self, values: list[ast.expr]) -> None:
-        self.values = values
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id.startswith("__fmt"):
-            return copy_tree(self.values[int(node.id[5:])])
-        return node

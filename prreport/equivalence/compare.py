@@ -160,6 +160,8 @@ def canonical_def(
     own_names = set(bindings(own, path))
     rebound = sources.memo(path, side, "rebound-builtins", lambda: rebound_builtins(tree))
     owners = sources.memo(path, side, "method-owners", lambda: _owners(tree))
+    low = declared_min_python(sources)
+    generics = low is not None and low[:2] >= (3, 9)
     return canonical(
         fn,
         names,
@@ -168,6 +170,7 @@ def canonical_def(
         _method_of(fn, tree, owners),
         applied,
         fold,
+        generics,
     )
 
 

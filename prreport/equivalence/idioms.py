@@ -2,15 +2,14 @@
 
 Linters' autofixes (ruff's SIM, UP, C4, PIE families; pyupgrade) and hand clean-ups rewrite
 code into another spelling of the same thing. ``Idioms`` rewrites both versions of a function
-into one form before they are compared, so such a rewrite is no difference; ``applied`` names
-what it rewrote (one of ``IDIOMS``; the report templates word each), and a finding names the idioms that
-differ between the versions.
+into one form before they are compared; ``applied`` names what it rewrote (``IDIOMS``, each
+worded by the templates), and a finding names the idioms that differ between the versions.
 
 Every rewrite here holds for every input, given that the builtins named are the builtins (the
-caller's ``builtin`` says a name is not imported, assigned or defined in the file) and, where
-the entry says so, that ``__hash__``/``__len__`` only compute values:
+caller's ``builtin`` says a name is not imported, assigned or defined in the file) and that
+``__hash__``/``__len__`` only compute values:
 
-- ``not a is b`` / ``a is not b``, ``not a in b`` / ``a not in b``;
+- ``not a is b`` / ``a is not b``, ``not a in b`` / ``a not in b``; ``typing.TYPE_CHECKING`` is False;
 - ``IOError``, ``EnvironmentError``, ``socket.error``, ``select.error``, ``os.error`` are
   ``OSError``; ``io.open`` is ``open``;
 - a tuple of types in ``isinstance``/``issubclass``/``except``: nested tuples flattened,
@@ -29,7 +28,7 @@ the entry says so, that ``__hash__``/``__len__`` only compute values:
 - ``if c: return True`` then ``return False`` (or ``else``) is ``return bool(c)`` (``not c``
   inverted); a loop returning ``True`` on the first item that passes a test, then ``False``,
   is ``return any(test for ...)`` (``all`` and ``not any`` likewise);
-- a new empty list filled by one loop is its comprehension (``equivalence.accumulators``).
+- a new empty list filled by one loop is its comprehension (``accumulators``).
 """
 
 from __future__ import annotations
@@ -38,6 +37,8 @@ import ast
 import builtins
 import keyword
 from collections.abc import Callable
+
+from prreport.equivalence.returns import BoolReturns
 
 IDIOMS: tuple[str, ...] = (
     "not-is",
@@ -53,6 +54,8 @@ IDIOMS: tuple[str, ...] = (
     "any-all",
     "accumulator",
     "unfailing-import",  # equivalence.guards
+    "typing-generic",  # equivalence.typingnames
+    "type-checking",
 )
 
 _ALIASES = {
@@ -63,6 +66,7 @@ _ALIASES = {
     "@os.error": "OSError",
     "@io.open": "open",
 }
+_TYPE_CHECKING = ("@typing.TYPE_CHECKING", "@typing_extensions.TYPE_CHECKING")
 _EMPTY: dict[str, Callable[[], ast.expr]] = {
     "dict": lambda: ast.Dict(keys=[], values=[]),
     "list": lambda: ast.List(elts=[], ctx=ast.Load()),
@@ -103,7 +107,7 @@ def call_of(node: ast.AST, builtin: Callable[[str], bool], *names: str) -> bool:
     )
 
 
-class Idioms(ast.NodeTransformer):
+class Idioms(BoolReturns, ast.NodeTransformer):
     """Rewrites a (canonical) function into the one form of each idiom; ``applied`` lists the
     idioms it rewrote, in order."""
 
@@ -129,6 +133,9 @@ class Idioms(ast.NodeTransformer):
         return node
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in _TYPE_CHECKING and isinstance(node.ctx, ast.Load):
+            self._did("type-checking")  # False whenever the code runs (only checkers see True)
+            return ast.copy_location(ast.Constant(value=False), node)
         target = _ALIASES.get(node.id)
         if (
             target is not None
@@ -366,85 +373,3 @@ class Idioms(ast.NodeTransformer):
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
                 setattr(node, field, self._returns(block))
         return node
-
-    def _returns(self, block: list[ast.stmt]) -> list[ast.stmt]:
-        """``if c: return True`` / ``return False`` as ``return bool(c)``; a first-match loop
-        returning a ``bool`` as ``any``/``all``."""
-        out: list[ast.stmt] = []
-        i = 0
-        while i < len(block):
-            st, nxt = block[i], block[i + 1] if i + 1 < len(block) else None
-            made = self._bool_return(st, nxt) or self._first_match(st, nxt)
-            if made is not None:
-                new, used = made
-                out.append(ast.copy_location(new, st))
-                i += used
-                continue
-            out.append(st)
-            i += 1
-        return out
-
-    def _bool_return(self, st: ast.stmt, nxt: ast.stmt | None) -> tuple[ast.stmt, int] | None:
-        if not (isinstance(st, ast.If) and len(st.body) == 1 and self.builtin("bool")):
-            return None
-        first = _returned_bool(st.body[0])
-        if st.orelse:
-            second, used = (_returned_bool(st.orelse[0]) if len(st.orelse) == 1 else None), 1
-        else:
-            second, used = (_returned_bool(nxt) if nxt is not None else None), 2
-        if first is None or second is None or first == second:
-            return None
-        if first:
-            value: ast.expr = st.test if self.is_bool(st.test) else _bool_call(st.test)
-        else:
-            value = ast.UnaryOp(op=ast.Not(), operand=st.test)
-        self._did("bool-return")
-        return ast.Return(value=value), used
-
-    def _first_match(self, st: ast.stmt, nxt: ast.stmt | None) -> tuple[ast.stmt, int] | None:
-        if not (
-            isinstance(st, ast.For)
-            and not st.orelse
-            and len(st.body) == 1
-            and isinstance(st.body[0], ast.If)
-            and not st.body[0].orelse
-            and len(st.body[0].body) == 1
-            and nxt is not None
-        ):
-            return None
-        hit, miss = _returned_bool(st.body[0].body[0]), _returned_bool(nxt)
-        test = st.body[0].test
-        if hit is None or miss is None or hit == miss or awaits(test):
-            return None
-        if hit:
-            func, negate = "any", False
-        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            func, negate, test = "all", False, test.operand
-        else:
-            func, negate = "any", True
-        if not self.builtin(func):
-            return None
-        gen = ast.GeneratorExp(
-            elt=test,
-            generators=[ast.comprehension(target=st.target, iter=st.iter, ifs=[], is_async=0)],
-        )
-        value: ast.expr = ast.Call(func=ast.Name(id=func, ctx=ast.Load()), args=[gen], keywords=[])
-        if negate:
-            value = ast.UnaryOp(op=ast.Not(), operand=value)
-        self._did("any-all")
-        return ast.Return(value=value), 2
-
-
-def _returned_bool(st: ast.stmt) -> bool | None:
-    if isinstance(st, ast.Return) and isinstance(st.value, ast.Constant):
-        if isinstance(st.value.value, bool):
-            return st.value.value
-    return None
-
-
-def _bool_call(test: ast.expr) -> ast.expr:
-    return ast.Call(func=ast.Name(id="bool", ctx=ast.Load()), args=[test], keywords=[])
-
-
-def awaits(node: ast.AST) -> bool:
-    return any(isinstance(n, ast.Await | ast.Yield | ast.YieldFrom) for n in ast.walk(node))

@@ -12,10 +12,11 @@ import copy
 from prreport.equivalence.canonical import canonical, module_bindings, rebound_builtins
 from prreport.python.definitions import same_tree
 from prreport.python.functions import BLOCK_FIELDS
-from prreport.python.importtime import annotation_only, future_annotations
+from prreport.python.importtime import annotation_only
 from prreport.python.moduleimports import is_type_checking
 from prreport.python.scopes import module_level_statements
 from prreport.python.sources import SourceFiles
+from prreport.python.versions import declared_min_python
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DROP = (ast.Import, ast.ImportFrom, *_DEFS)
@@ -40,10 +41,10 @@ def typing_only(trees: tuple[ast.Module, ast.Module]) -> tuple[ast.Module, ast.M
     that; None when there are none, or when an alias bound before is bound nowhere after
     (another module may import it)."""
     before, after = trees
-    # A version that postpones annotations (``from __future__ import annotations``) makes the
-    # other's annotations no runtime reads either: annotations are compared as annotations.
-    postponed = future_annotations(before) or future_annotations(after)
-    names = (annotation_only(before, postponed), annotation_only(after, postponed))
+    # Annotations are compared as annotations (what they evaluate to is no behaviour), whether
+    # the module postpones them or not: an alias only annotations read is typing only, when
+    # computing it calls nothing (``_alias``).
+    names = (annotation_only(before, True), annotation_only(after, True))
     if not names[0] and not names[1] and not _has_type_checking(before, after):
         return None
     lost = {
@@ -59,11 +60,29 @@ def typing_only(trees: tuple[ast.Module, ast.Module]) -> tuple[ast.Module, ast.M
 
 
 def _alias(st: ast.stmt, names: frozenset[str]) -> bool:
-    """An assignment whose every target is a plain name among ``names``."""
+    """An assignment whose every target is a plain name among ``names``, of a value whose
+    computing calls nothing but typing constructors (``TypeVar("T")``, ``ParamSpec("P")``)."""
     if not isinstance(st, ast.Assign | ast.AnnAssign):
         return False
     targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    if st.value is not None and any(_acts(n) for n in ast.walk(st.value)):
+        return False
     return all(isinstance(t, ast.Name) and t.id in names for t in targets)
+
+
+# ``typing`` (and ``typing_extensions``) constructors: a call of one only makes a typing object.
+_TYPING_MAKERS = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType", "TypeAliasType"})
+
+
+def _acts(node: ast.AST) -> bool:
+    """A call (other than of a typing constructor) or a lambda: computing it may do something."""
+    if isinstance(node, ast.Lambda):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name not in _TYPING_MAKERS
 
 
 def _targets(st: ast.stmt) -> list[ast.Name]:
@@ -108,12 +127,15 @@ def _same(
         return True
     # Docstrings, class-field annotation spelling and imported-object spelling change nothing.
     old_path, new_path = paths
+    low = declared_min_python(sources)
+    generics = low is not None and low[:2] >= (3, 9)
     a = canonical(
         _without_defs(before),
         module_bindings(before, old_path),
         rebound=sources.memo(
             old_path, "before", "rebound-builtins", lambda: rebound_builtins(before)
         ),
+        generics=generics,
     )
     b = canonical(
         _without_defs(after),
@@ -121,6 +143,7 @@ def _same(
         rebound=sources.memo(
             new_path, "after", "rebound-builtins", lambda: rebound_builtins(after)
         ),
+        generics=generics,
     )
     return same_tree(a, b, _DROP)
 

@@ -21,11 +21,14 @@ removed and added lines of one hunk:
   all on the other side of the hunk (a line moved or re-spelled within the hunk is no witness).
 
 Anything else — statements split, merged, reordered or re-spelled — is a restructuring the
-engine could not prove: left to review, never called a change. Pure: text in, data out.
+engine could not prove: left to review, never called a change; so is a line that differs only
+in its annotations (a ``def`` header, ``x: T = v``) and any line of an ``if TYPE_CHECKING:``
+block (it never runs). Pure: text in, data out.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import keyword
@@ -48,6 +51,7 @@ _EFFECT_START = re.compile(r"^\s*(raise|return|yield|del|assert|global|nonlocal)
 _STORE_INTO = re.compile(r"^\s*[\w.]+(\.\w+|\[[^\]]*\])\s*(=|\+=|-=|\*=|/=|\|=|&=)(?!=)")
 _CALL_STATEMENT = re.compile(r"^\s*(await\s+)?[\w.]+(\[[^\]]*\])?\s*\(.*\)\s*$")
 _NEW_BRANCH = re.compile(r"^\s*(if|elif|except)\b")
+_TYPE_CHECKING = re.compile(r"^\s*if\s+(typing\.)?TYPE_CHECKING\s*:\s*(#.*)?$")
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|try|except|finally|with|def|class|async)\b")
 
 
@@ -85,8 +89,8 @@ def witnesses(hunks: Sequence[Hunk], refactored: frozenset[str] = frozenset()) -
 
 
 def _of_hunk(hunk: Hunk, refactored: frozenset[str]) -> list[Witness]:
-    removed = [(n, t) for n, t in hunk.removed if _code(t)]
-    added = [(n, t) for n, t in hunk.added if _code(t)]
+    removed = _running([(n, t) for n, t in hunk.removed if _code(t)])
+    added = _running([(n, t) for n, t in hunk.added if _code(t)])
     removed_atoms = _atoms(t for _, t in removed)
     added_atoms = _atoms(t for _, t in added)
     out = _regrouped(hunk.path, removed, added)
@@ -127,6 +131,46 @@ def _of_hunk(hunk: Hunk, refactored: frozenset[str]) -> list[Witness]:
             if _effect(t) and not _atoms([t]) <= added_atoms
         ]
     return out
+
+
+def _running(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The lines without ``if TYPE_CHECKING:`` blocks (never run: only type checkers read them)."""
+    out: list[tuple[int, str]] = []
+    inside: int | None = None  # the indentation of the ``if TYPE_CHECKING:`` being skipped
+    for n, text in lines:
+        if inside is not None and _indent(text) > inside:
+            continue
+        inside = _indent(text) if _TYPE_CHECKING.match(text) else None
+        if inside is None:
+            out.append((n, text))
+    return out
+
+
+def _same_but_annotations(before: str, after: str) -> bool:
+    """Two lines that are one ``def`` header or one assignment differing only in annotations."""
+    trees = []
+    for text in (before.strip(), after.strip()):
+        code = text + ("\n    pass" if text.endswith(":") else "")
+        try:
+            tree = ast.parse(code).body[0]
+        except SyntaxError:
+            return False
+        trees.append(_unannotated(tree))
+    return trees[0] is not None and trees[0] == trees[1]
+
+
+def _unannotated(st: ast.stmt) -> str | None:
+    if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef):
+        st.returns = None
+        for arg in ast.walk(st.args):
+            if isinstance(arg, ast.arg):
+                arg.annotation = None
+        return ast.dump(st)
+    if isinstance(st, ast.AnnAssign) and st.value is not None and st.simple:
+        return ast.dump(ast.Assign(targets=[st.target], value=st.value))
+    if isinstance(st, ast.Assign):
+        return ast.dump(st)
+    return None
 
 
 def _regrouped(
@@ -206,6 +250,8 @@ def _substitution(
     path: str, line: int, before: str, after: str, removed_atoms: set[str]
 ) -> Witness | None:
     """The witness of a removed line replaced by one added line of the same shape, if any."""
+    if _same_but_annotations(before, after):
+        return None  # an annotation added, dropped or changed: no behaviour
     b, a = _tokens(before), _tokens(after)
     if not b or not a or b == a:
         return None
