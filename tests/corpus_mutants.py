@@ -86,6 +86,10 @@ KNOWN_SURVIVORS: dict[str, str] = {
         "equivalent: the before file imported Executor at module level, unguarded; the mutant"
         " binds it there again to the same object (its other names stay sunk)"
     ),
+    "black-9ce100ba src/black/__init__.py:80 negate-if: `if TYPE_CHECKING` -> `if not (...)`": (
+        "equivalent: `if not TYPE_CHECKING:` runs its import at import time, as the guard removed"
+        " does: the before file imported Executor there, unguarded, the same object"
+    ),
     "poetry-0caf55f9 src/poetry/config/source.py:11 remove-guard: removed guard"
     " `if TYPE_CHECKING:`": (
         "equivalent: a type-only import made eager (tomlkit.items, a declared dependency that"
