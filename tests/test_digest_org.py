@@ -251,7 +251,7 @@ def test_merge_refuses_mixed_windows_and_repeated_repositories(
     assert res.returncode == 2 and "no digest JSON" in res.stderr
 
 
-WORKFLOW = Path(__file__).resolve().parent.parent / "examples" / "workflows" / "org-digest.yml"
+WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "org-digest.yml"
 
 
 def test_org_workflow_wires_plan_matrix_merge_with_least_privilege():
