@@ -15,6 +15,7 @@ import click
 from prreport.cli.actions import event_head, event_pr_number, load_event, run_url, set_outputs
 from prreport.cli.options import (
     HELP_SETTINGS,
+    annotations_option,
     config_option,
     debug_option,
     fail_on_option,
@@ -135,6 +136,7 @@ def _parse_number(value: str | None) -> int | None:
 @config_option
 @quiet_option("comment")
 @fail_on_option
+@annotations_option
 @debug_option
 @version_option
 def comment_cmd(**options: Any) -> None:
@@ -167,6 +169,7 @@ class _CommentArgs:
     config_path: str | None
     quiet: bool | None
     fail_on: str | None
+    annotations: bool | None
     debug: bool
 
 
@@ -187,7 +190,16 @@ def _comment(a: _CommentArgs) -> int:
         report = shown = _read_report(a.from_file)
     else:
         report, shown, written, found_kinds, found_risks, rendered_number = _render(
-            config, post_repo, pr_number, a.repo, a.target, a.bundle_path, a.dry_run, a.debug, gate
+            config,
+            post_repo,
+            pr_number,
+            a.repo,
+            a.target,
+            a.bundle_path,
+            a.dry_run,
+            a.debug,
+            gate,
+            a.annotations,
         )
         pr_number = pr_number or rendered_number
 
@@ -361,12 +373,14 @@ def _render(
     dry_run: bool,
     debug: bool,
     gate: FailOn | None = None,
+    annotations: bool | None = None,
 ) -> tuple[str, str, dict[str, str], list[str], list[tuple[str, str]], int | None]:
     """Run the pipeline; returns (report, comment, written paths, finding kinds, risks, PR number).
 
     The comment Markdown is written next to the report as ``*.comment.md`` (what a fork-safe
     posting job sends with ``--from-file``).
     """
+    from prreport.cli.terminal import emit_annotations
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
     from prreport.publish.comment import marker_hash
@@ -397,6 +411,7 @@ def _render(
         from prreport.render.escape import terminal_line
 
         click.echo(terminal_line(warning), err=True)
+    emit_annotations(analysis.model, annotations)
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
     md_path = next((p for p in outputs if p.suffix == ".md"), None)
     md = outputs[md_path] if md_path else render_markdown(analysis.model, src_config.report.lang)

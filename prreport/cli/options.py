@@ -82,6 +82,14 @@ def format_option(default: str) -> Callable[[_F], _F]:
     )
 
 
+annotations_option = click.option(
+    "--annotations/--no-annotations",
+    "annotations",
+    default=None,
+    help="Print the risks' spots as GitHub Actions annotations (default: when GITHUB_ACTIONS=true).",
+)
+
+
 def quiet_option(what: str) -> Callable[[_F], _F]:
     """``--quiet/-q``: do not print the Markdown ``what`` on the terminal."""
     return click.option(

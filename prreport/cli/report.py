@@ -10,6 +10,7 @@ import click
 from prreport.bundle import bundle_file_bytes
 from prreport.cli.options import (
     HELP_SETTINGS,
+    annotations_option,
     config_option,
     debug_option,
     exclusive_sources,
@@ -104,6 +105,7 @@ SIGTERM (nothing half written).
 @config_option
 @quiet_option("report")
 @fail_on_option
+@annotations_option
 @debug_option
 @version_option
 def report_cmd(
@@ -122,10 +124,11 @@ def report_cmd(
     config_path: str | None,
     quiet: bool | None,
     fail_on: str | None,
+    annotations: bool | None,
     debug: bool,
 ) -> None:
     """Write the report for TARGET."""
-    # Long: click passes all 16 arguments and options as parameters; the work is in body().
+    # Long: click passes all 17 arguments and options as parameters; the work is in body().
 
     def body() -> int:
         from prreport.pipeline import analyse, gather, render_outputs
@@ -163,6 +166,9 @@ def report_cmd(
             )
         if save_bundle:
             write_atomic(Path(save_bundle), bundle_file_bytes(analysis.bundle, save_bundle))
+        from prreport.cli.terminal import emit_annotations
+
+        emit_annotations(analysis.model, annotations, err=out_dir == "-")
         if not to_stdout(out_dir, outputs):
             write_all(outputs)
             if not config.report.quiet:

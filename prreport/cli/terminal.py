@@ -6,9 +6,14 @@ templates); this module only picks those sections and lets rich colour the Markd
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prreport.report.model import ReportModel
 
 
 def summary_markdown(markdown: str, written: list[Path]) -> str:
@@ -42,3 +47,25 @@ def show(markdown: str, written: list[Path], mode: str) -> None:
     from rich.markdown import Markdown
 
     Console(highlight=False).print(Markdown(summary_markdown(markdown, written)))
+
+
+def emit_annotations(model: ReportModel, enabled: bool | None, *, err: bool = False) -> None:
+    """Print the risks' spots as workflow commands when asked (``--annotations``) or, by
+    default, inside GitHub Actions; on stderr when stdout carries a document (``--out -``)."""
+    if enabled is None:
+        enabled = os.environ.get("GITHUB_ACTIONS") == "true"
+    if not enabled:
+        return
+    import click
+
+    from prreport.render.annotations import MAX_PER_LEVEL, annotation_lines
+
+    lines, left_out = annotation_lines(model)
+    for line in lines:
+        click.echo(line, err=err)
+    if left_out:
+        click.echo(
+            f"prreport: {left_out} more spots not annotated "
+            f"(GitHub shows {MAX_PER_LEVEL} per level); see the report",
+            err=err,
+        )
