@@ -30,6 +30,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 LANGS = ("en", "zh")
 FORMATS = ("md", "html", "json")
+# A single report can also be SARIF 2.1.0 (code scanning); the digest is md, html, json.
+REPORT_FORMATS = (*FORMATS, "sarif")
 SOURCES = ("git", "github")
 CONFIG_ENV = "PRREPORT_CONFIG"
 # Environment variables of prreport that are not PRREPORT_<SECTION>_<KEY> settings.
@@ -252,10 +254,10 @@ def _validate(cfg: Config) -> Config:
         raise ConfigError(
             f"'report.lang' must be one of {', '.join(LANGS)}, got {cfg.report.lang!r}"
         )
-    bad = [f for f in cfg.report.formats if f not in FORMATS]
+    bad = [f for f in cfg.report.formats if f not in REPORT_FORMATS]
     if bad or not cfg.report.formats:
         raise ConfigError(
-            f"'report.formats' must be a non-empty list from {', '.join(FORMATS)}, got {list(cfg.report.formats)!r}"
+            f"'report.formats' must be a non-empty list from {', '.join(REPORT_FORMATS)}, got {list(cfg.report.formats)!r}"
         )
     for (section, name), (low, high) in _INT_RANGES.items():
         value = getattr(getattr(cfg, section), name)

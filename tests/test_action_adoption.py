@@ -44,6 +44,7 @@ def test_example_workflows_and_the_action_match_githubs_schemas():
         "prreport.yml",
         "prreport-comment.yml",
         "prreport-digest.yml",
+        "prreport-sarif.yml",
     }
     check = _tool("check-jsonschema")
     for schema, files in (
@@ -111,8 +112,8 @@ def test_fork_safe_settings_come_from_the_base_commit_never_the_head():
     assert run["with"]["config"] == f"{w['path']}/.prreport.toml"
     assert "head" not in json.dumps(checkout)
     for path in EXAMPLES:
-        if path != render:
-            assert _checkouts(path) == [], path
+        for other in _checkouts(path):
+            assert other["with"] == w, path  # the same settings-only checkout, or none
     note = "fires only for workflow files on the default branch"
     assert note in (ROOT / "examples" / "workflows" / "prreport-comment.yml").read_text("utf-8")
     assert "only once the workflow files are on the default branch" in (
@@ -287,6 +288,19 @@ def test_action_config_input_without_a_file_runs_with_the_defaults(server, tmp_p
     results, outputs = _run_steps(tmp_path, server, {"config": str(tmp_path / "none.toml")}, event)
     assert "::notice title=prreport::no settings file" in results[-1].stdout
     assert outputs["comment-action"] == "created"
+
+
+def test_action_writes_the_sarif_log_the_upload_step_reads(server, tmp_path):
+    event = {"pull_request": {"number": 35980, "head": {"sha": "x"}}}
+    inputs = {"formats": "json,sarif", "comment": "false", "upload": "false"}
+    _results, outputs = _run_steps(tmp_path, server, inputs, event)
+    sarif = json.loads(Path(outputs["sarif-path"]).read_text(encoding="utf-8"))
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "prreport"
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    assert action["outputs"]["sarif"]["value"] == "${{ steps.run.outputs.sarif-path }}"
+    wf = yaml.safe_load((ROOT / "examples" / "workflows" / "prreport-sarif.yml").read_text("utf-8"))
+    upload = next(s for s in wf["jobs"]["sarif"]["steps"] if "upload-sarif" in str(s.get("uses")))
+    assert upload["with"]["sarif_file"] == "${{ steps.prreport.outputs.sarif }}"
 
 
 def test_action_rejects_an_unknown_mode(server, tmp_path):

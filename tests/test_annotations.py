@@ -12,12 +12,8 @@ import pytest
 import prreport.render.annotations as gh_annotations
 from prreport.render.escape import command_data, command_property
 from tests.conftest import run_cli
-from tests.hostile import hostile_bundle
+from tests.hostile import EVIL_LINE, EVIL_PATH, hostile_bundle_with_risk
 
-# A file name and a changed line that, unescaped, would end the property list, start a second
-# command on a new line, plant an escape GitHub decodes, clear the screen and reverse the text.
-EVIL_PATH = "python/sglang/x%41,y:z\n::error file=a.py,line=1::pwned\r\x1b[2J\u202e.py"
-EVIL_LINE = "LIMIT = 2  # ::error::c%0A,\u202e"
 COMMAND_RE = re.compile(r"^::(warning|notice) (?P<props>[^:]*)::(?P<message>.*)$")
 
 
@@ -48,24 +44,7 @@ def evil_bundle(seed_repo, tmp_path_factory: pytest.TempPathFactory) -> Path:
         "35980", "--repo", str(repo.path), "--save-bundle", str(saved), "--out", str(tmp), "-q"
     )
     assert res.returncode == 0, res.stderr
-    evil = hostile_bundle(saved, tmp / "evil.json")
-    d = json.loads(evil.read_text(encoding="utf-8"))
-    d["files"].append(
-        {
-            "path": EVIL_PATH,
-            "old_path": None,
-            "status": "modified",
-            "additions": 1,
-            "deletions": 1,
-            "binary": False,
-            "note": None,
-            "before": "LIMIT = 1\n",
-            "after": EVIL_LINE + "\n",
-            "patch": f"@@ -1 +1 @@\n-LIMIT = 1\n+{EVIL_LINE}\n",
-        }
-    )
-    evil.write_text(json.dumps(d), encoding="utf-8")
-    return evil
+    return hostile_bundle_with_risk(saved, tmp / "evil.json")
 
 
 def test_hostile_file_names_and_lines_stay_inside_one_annotation(evil_bundle, tmp_path):

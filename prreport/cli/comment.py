@@ -109,7 +109,7 @@ def _parse_number(value: str | None) -> int | None:
     metavar="SHA",
     help="Post only if the PR's head is this commit (default in a workflow_run: the run's head_sha).",
 )
-@format_option("report.formats, md,json")
+@format_option("report.formats, md,json", "md, html, json, sarif")
 @out_option("files are named <owner>-<name>-pr-<N>")
 @lang_option
 @click.option(

@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from prreport import __version__
-from prreport.config import FORMATS, LANGS, Config, load_config
+from prreport.config import LANGS, REPORT_FORMATS, Config, load_config
 from prreport.errors import ConfigError, PrreportError
 from prreport.gate import FINDING_KINDS, FailOn, Vocabulary, parse_fail_on
 from prreport.sources import Source
@@ -72,13 +72,13 @@ def out_option(default: str) -> Callable[[_F], _F]:
     )
 
 
-def format_option(default: str) -> Callable[[_F], _F]:
+def format_option(default: str, choices: str = "md, html, json") -> Callable[[_F], _F]:
     """``--format LIST``: which files to write."""
     return click.option(
         "--format",
         "formats",
         metavar="LIST",
-        help=f"Formats, comma-separated: md, html, json (default: {default}).",
+        help=f"Formats, comma-separated: {choices} (default: {default}).",
     )
 
 
@@ -299,7 +299,7 @@ def report_config(
         config_path,
         {
             "report": {
-                "formats": split_list(formats, FORMATS, "--format"),
+                "formats": split_list(formats, REPORT_FORMATS, "--format"),
                 "out_dir": None if out_dir == "-" else out_dir,
                 "lang": langs[0] if langs else None,
                 "quiet": quiet,

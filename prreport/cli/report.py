@@ -85,7 +85,7 @@ SIGTERM (nothing half written).
     metavar="FILE",
     help="Also save the fetched bundle as JSON (gzip-compressed if FILE ends in .gz).",
 )
-@format_option("report.formats, md,json")
+@format_option("report.formats, md,json", "md, html, json, sarif")
 @out_option("files are named <owner>-<name>-pr-<N> or -rev-<short sha>")
 @click.option(
     "--name",
