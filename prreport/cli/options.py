@@ -31,7 +31,7 @@ config_option = click.option(
     "--config",
     "config_path",
     metavar="FILE",
-    help="Settings file (default: $PRREPORT_CONFIG, ./.prreport.toml or [tool.prreport] in ./pyproject.toml).",
+    help="Settings file (default: $PRREPORT_CONFIG, else .prreport.toml or [tool.prreport] of pyproject.toml in --repo or the current directory, or a parent up to the repository root).",
 )
 debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 version_option = click.version_option(__version__, "-V", "--version", prog_name="prreport")
