@@ -204,7 +204,6 @@ def test_merge_command_writes_and_publishes_the_org_digest(
     res = run_cli(
         "digest", "merge", str(out / "digests"), "--out", str(out), "--lang", "en,zh",
         "--github", "acme/alpha", "--github-api-url", org_server.url, "--publish", "issue",
-        "--quiet",
         env={"GITHUB_TOKEN": TOKEN, "CI": "true"},
     )  # fmt: skip
     assert res.returncode == 0, res.stderr

@@ -259,10 +259,11 @@ def _show_dry_run(comment: str, post_repo: str, pr_number: int | None, quiet: bo
     from prreport.publish.body import utf16_len
 
     dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
-    if not quiet:
-        from prreport.render.escape import terminal_text
+    if quiet:  # -q: only warnings and errors
+        return
+    from prreport.render.escape import terminal_text
 
-        click.echo(terminal_text(comment), nl=False)
+    click.echo(terminal_text(comment), nl=False)
     click.echo(
         f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
         err=True,
@@ -285,7 +286,7 @@ def _deliver(
 
     env = os.environ
     summary = append_job_summary(report, where, config.report.lang)
-    if summary is not None:
+    if summary is not None and not config.report.quiet:
         click.echo(f"appended the report to the job summary {summary}", err=True)
     if not a.no_post:
         expect = a.head_sha or event_head(event)
@@ -338,10 +339,11 @@ def _post(
     verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[
         result.action
     ]
-    click.echo(
-        f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
-        err=True,
-    )
+    if not config.report.quiet:
+        click.echo(
+            f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
+            err=True,
+        )
     return {
         "comment-id": str(result.comment_id),
         "comment-url": result.url,
@@ -428,5 +430,6 @@ def _render(
         write_all(outputs)
         for p in outputs:
             written["comment" if p.name.endswith(".comment.md") else p.suffix.lstrip(".")] = str(p)
-            click.echo(f"wrote {p}", err=True)
+            if not config.report.quiet:  # -q: only warnings and errors
+                click.echo(f"wrote {p}", err=True)
     return md, shown, written, found, risks, analysis.model.pr.get("number")

@@ -355,11 +355,12 @@ def merge_cmd(
         langs_used = lang_list or (config.report.lang,)
         outputs = render_digest_data(data, langs_used, format_list, Path(config.report.out_dir))
         t = merged.totals
-        click.echo(
-            f"digest {merged.window.label}: {t['repos']} repositories, {t['prs']} PRs "
-            f"({t['block']} block, {t['review']} review, {t['not_analysed']} not analysed)",
-            err=True,
-        )
+        if not config.report.quiet:  # -q: only warnings and errors
+            click.echo(
+                f"digest {merged.window.label}: {t['repos']} repositories, {t['prs']} PRs "
+                f"({t['block']} block, {t['review']} review, {t['not_analysed']} not analysed)",
+                err=True,
+            )
         return finish(
             config, data, outputs, out_dir, target if publish else None, langs_used[0], gate
         )

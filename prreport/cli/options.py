@@ -91,13 +91,13 @@ annotations_option = click.option(
 
 
 def quiet_option(what: str) -> Callable[[_F], _F]:
-    """``--quiet/-q``: do not print the Markdown ``what`` on the terminal."""
+    """``--quiet/-q``: print only warnings and errors (not the Markdown ``what``, not what was written)."""
     return click.option(
         "--quiet",
         "-q",
         is_flag=True,
         default=None,
-        help=f"Do not print the Markdown {what} on the terminal.",
+        help=f"Print only warnings and errors (not the Markdown {what}, nor what was written).",
     )
 
 

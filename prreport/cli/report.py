@@ -179,9 +179,11 @@ def report_cmd(
                     from prreport.render import render_markdown
 
                     md = render_markdown(analysis.model, config.report.lang)
-                show(md, list(outputs), print_mode)
-            for p in outputs:
-                click.echo(f"wrote {p}", err=True)
+                risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
+                show(md, list(outputs), print_mode, risks)
+            if not config.report.quiet:  # -q: only warnings and errors
+                for p in outputs:
+                    click.echo(f"wrote {p}", err=True)
         risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
         verdict = verdict_kind(analysis.model.summary.verdict)
         failure = gate_failure(gate, [*analysis.live_kinds(), verdict], risks)

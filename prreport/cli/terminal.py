@@ -29,9 +29,19 @@ def summary_markdown(markdown: str, written: list[Path]) -> str:
     return text + "\n"
 
 
-def show(markdown: str, written: list[Path], mode: str) -> None:
+# Severity colours of the summary's risk line (rich drops them off a terminal and under NO_COLOR).
+SEVERITY_STYLES = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+
+
+def show(
+    markdown: str,
+    written: list[Path],
+    mode: str,
+    risks: list[tuple[str, str]] | None = None,
+) -> None:
     """Print the report on stdout: ``md`` the whole Markdown, ``summary`` its head coloured,
-    ``auto`` the summary on a terminal and the Markdown otherwise (pipes keep the old output)."""
+    ``auto`` the summary on a terminal and the Markdown otherwise (pipes keep the old output).
+    ``risks`` (id, severity) are listed under the summary in their severity's colour."""
     import click
 
     from prreport.render.escape import terminal_text
@@ -45,8 +55,17 @@ def show(markdown: str, written: list[Path], mode: str) -> None:
         return
     from rich.console import Console
     from rich.markdown import Markdown
+    from rich.text import Text
 
-    Console(highlight=False).print(Markdown(summary_markdown(markdown, written)))
+    console = Console(highlight=False)
+    console.print(Markdown(summary_markdown(markdown, written)))
+    if risks:
+        line = Text("Risks: ")
+        for i, (rid, severity) in enumerate(risks):
+            if i:
+                line.append(" · ")
+            line.append(f"{rid} ({severity})", style=SEVERITY_STYLES.get(severity, ""))
+        console.print(line)
 
 
 def emit_annotations(model: ReportModel, enabled: bool | None, *, err: bool = False) -> None:
