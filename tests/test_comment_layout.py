@@ -186,3 +186,11 @@ def test_spots_row_links_what_the_recommended_action_says_to_look_at(seed_commen
     base = f"https://github.com/sgl-project/sglang/blob/{sha}/python/sglang/srt/disaggregation"
     assert f"({base}/decode.py#L16)" in row  # dsv4_state_payloads, kept lazy
     assert f"({base}/mooncake/conn.py#L42)" in row  # the call without the feature flag
+
+
+def test_spots_name_the_full_repository_relative_path(seed_comment):
+    """Not cut to two components: ``python/sglang/…/mooncake/conn.py:42``, as GitHub shows it."""
+    body, _sha = seed_comment
+    row = next(ln for ln in body.split("\n") if ln.startswith("| **Spots to look at**"))
+    assert "[`python/sglang/srt/disaggregation/mooncake/conn.py:42`](" in row, row
+    assert "[`python/sglang/srt/disaggregation/decode.py:16`](" in row, row
