@@ -315,6 +315,27 @@ def report_config(
     )
 
 
+def clone_or_github(repo: str | None, github_repo: str | None, from_url: bool) -> str | None:
+    """The GitHub repository to read, or None for the local clone: a PR URL with ``--repo``
+    reads the clone when its origin is the URL's repository (no network), else is an error."""
+    if not (repo and github_repo and from_url):
+        exclusive_sources(repo, github_repo)
+        return github_repo
+    from prreport.sources.gitrepo import GitRepo, repo_name
+
+    git = GitRepo(repo)
+    try:
+        origin = repo_name(git)
+    finally:
+        git.close()
+    if origin.lower() != github_repo.lower():
+        raise ConfigError(
+            f"--repo {repo}: its origin is {origin}, not {github_repo} of the PR URL; "
+            "drop --repo to read the PR from GitHub, or pass the PR number"
+        )
+    return None
+
+
 def exclusive_sources(repo: str | None, github_repo: str | None) -> None:
     """``--repo`` and ``--github`` name two different sources."""
     if github_repo and repo:

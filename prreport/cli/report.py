@@ -11,9 +11,9 @@ from prreport.bundle import bundle_file_bytes
 from prreport.cli.options import (
     HELP_SETTINGS,
     annotations_option,
+    clone_or_github,
     config_option,
     debug_option,
-    exclusive_sources,
     fail_on_option,
     format_option,
     github_api_url_option,
@@ -136,7 +136,8 @@ def report_cmd(
         gate = parse_gate(fail_on)
         lang_list = langs_of(langs)
         rev, gh_repo, api_url = resolve_target(target, github_repo, github_api_url)
-        exclusive_sources(repo, gh_repo)
+        from_url = any(v and "://" in v for v in (target, github_repo))
+        gh_repo = clone_or_github(repo, gh_repo, from_url)
         config = report_config(
             config_path,
             formats=formats,
