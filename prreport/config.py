@@ -103,6 +103,8 @@ class DigestConfig:
 
     workers: int = 4
     cache_dir: str = ".prreport-cache/analysis"
+    # Left out by default: draft PRs and PRs by bots; "draft", "bot" here take them in.
+    include: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -267,6 +269,9 @@ def _validate(cfg: Config) -> Config:
             "'report.source' is github but no repository is set: pass --github OWNER/NAME or set 'github.repo'"
         )
     _check_url("github.api_url", cfg.github.api_url)
+    bad_include = [v for v in cfg.digest.include if v not in ("draft", "bot")]
+    if bad_include:
+        raise ConfigError(f"'digest.include' takes draft, bot; got {bad_include!r}")
     days = cfg.report.related_window_days
     return dataclasses.replace(
         cfg,
