@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -52,10 +54,27 @@ Examples:
   prreport HEAD --format json --out - | jq .summary
 
 \b
+Without TARGET in a pre-commit pre-push hook, the commits being pushed
+(PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF); see .pre-commit-hooks.yaml.
+
+\b
 Exit status: 0, or 1 when --fail-on finds what it lists (after writing
 the report), or 2 for an error you can fix; 130 on Ctrl-C, 143 on
 SIGTERM (nothing half written).
 """
+
+
+def pushed_range(env: Mapping[str, str]) -> str | None:
+    """The commits a pre-commit ``pre-push`` hook is pushing (``FROM..TO``), or None outside one.
+
+    pre-commit sets ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF``; a new branch's from-ref is
+    the parent of its first commit not on the remote, and without one the to-ref alone is used.
+    """
+    to_ref = env.get("PRE_COMMIT_TO_REF", "").strip()
+    if not to_ref:
+        return None
+    from_ref = env.get("PRE_COMMIT_FROM_REF", "").strip()
+    return f"{from_ref}..{to_ref}" if from_ref and from_ref.strip("0") else to_ref
 
 
 @click.command("report", help=REPORT_HELP, context_settings=HELP_SETTINGS)
@@ -135,8 +154,9 @@ def report_cmd(
 
         gate = parse_gate(fail_on)
         lang_list = langs_of(langs)
-        rev, gh_repo, api_url = resolve_target(target, github_repo, github_api_url)
-        from_url = any(v and "://" in v for v in (target, github_repo))
+        given = target if target is not None or bundle_path else pushed_range(os.environ)
+        rev, gh_repo, api_url = resolve_target(given, github_repo, github_api_url)
+        from_url = any(v and "://" in v for v in (given, github_repo))
         gh_repo = clone_or_github(repo, gh_repo, from_url)
         config = report_config(
             config_path,
