@@ -145,15 +145,24 @@ def test_the_lock_pins_every_runtime_dependency_with_a_hash():
         for d in deps
         if "python_version < '3.11'" not in d
     } | {"hatchling"}
+    text = LOCK.read_text(encoding="utf-8")
+    # ``name==version [; marker] \`` then one ``--hash`` line per wheel (a universal lock).
     entries = re.findall(
-        r"^([a-z0-9.-]+)==(\S+) \\\n\s+--hash=sha256:[0-9a-f]{64}$",
-        LOCK.read_text(encoding="utf-8"),
+        r"^([a-z0-9.-]+)==(\S+)(?: ; ([^\\\n]+))? \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)",
+        text,
         re.M,
     )
-    locked = {name for name, _v in entries}
+    locked = {e[0] for e in entries}
     assert wanted <= locked, wanted - locked
-    lines = [ln for ln in LOCK.read_text(encoding="utf-8").splitlines() if "==" in ln]
-    assert len(lines) == len(entries)  # every pin carries its hash
+    lines = [ln for ln in text.splitlines() if "==" in ln]
+    assert len(lines) == len(entries)  # every pin carries its hashes
+    # Universal: the compiled packages carry the wheels of every platform and Python.
+    hashes = {e[0]: e[3].count("--hash=") for e in entries if "3.11" not in (e[2] or "")}
+    for compiled in ("cffi", "cryptography", "libcst", "markupsafe", "nh3", "charset-normalizer"):
+        assert hashes[compiled] >= 8, (compiled, hashes[compiled])
+    # Versions that need a newer Python are pinned per Python range, by marker.
+    assert any(e[0] == "tomli" and "3.11" in (e[2] or "") for e in entries)
+    assert "universal resolution" in text.splitlines()[1]
 
 
 def test_the_action_keeps_the_callers_python_and_installs_from_the_lock():
