@@ -363,5 +363,6 @@ def to_stdout(out_dir: str | None, outputs: dict[Path, str]) -> bool:
 
     path, text = next(iter(outputs.items()))
     # The terminal (or a CI log) reads it: no control sequence, no workflow-command line.
-    click.echo(terminal_json(text) if path.suffix == ".json" else terminal_text(text), nl=False)
+    is_json = path.suffix in (".json", ".sarif")  # SARIF is JSON: escaped as JSON, same value
+    click.echo(terminal_json(text) if is_json else terminal_text(text), nl=False)
     return True
