@@ -353,3 +353,51 @@ def test_the_org_digest_workflow_installs_the_pinned_commit_with_the_actions_loc
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "examples/workflows/org-digest.yml" not in readme
     assert ".github/workflows/org-digest.yml" in readme
+
+
+def _example_step(workflow: str, name: str) -> dict[str, Any]:
+    wf = yaml.safe_load((ROOT / "examples" / "workflows" / workflow).read_text("utf-8"))
+    steps = [s for job in wf["jobs"].values() for s in job["steps"]]
+    return next(s for s in steps if s.get("name") == name)
+
+
+def test_the_readme_walk_through_fork_safe_render_then_post(server, tmp_path):
+    """The adopter's two files as the README says to use them, against the local GitHub
+    stand-in: step 1 renders without posting, with the settings of the base commit; step 2
+    finds the comment and PR number in that artifact and posts it while the head is unchanged."""
+    head = server.state.repo(FULL)["pulls"]["35980"]["head_sha"]
+    render = _example_step(
+        "prreport.yml", "Render, summarise and upload (no comment from this job)"
+    )
+    base_settings = tmp_path / "render" / render["with"]["config"]
+    base_settings.parent.mkdir(parents=True)
+    base_settings.write_text('[report]\nlang = "en"\n', encoding="utf-8")
+    inputs = {k: str(v) for k, v in render["with"].items() if k != "config"}
+    inputs["config"] = str(base_settings)
+    event = {"pull_request": {"number": 35980, "head": {"sha": head}}}
+    _results, rendered = _run_steps(tmp_path / "render", server, inputs, event)
+    assert (
+        "comment-action" not in rendered
+        and comments_on(server, FULL, 35980) == []
+        or all(c["author"] != "prreport-bot" for c in comments_on(server, FULL, 35980))
+    )
+    # Step 2: the artifact as downloaded, the locate step's own script, then the action.
+    locate = _example_step("prreport-comment.yml", "Locate the comment and its PR number")
+    out_file = tmp_path / "locate_output"
+    res = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", locate["run"]],
+        env={**os.environ, "DIR": rendered["out-dir"], "GITHUB_OUTPUT": str(out_file)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert res.returncode == 0, res.stderr
+    found = dict(ln.split("=", 1) for ln in out_file.read_text("utf-8").splitlines())
+    assert found["pr"] == "35980" and found["md"].endswith(".comment.md")
+    post = _example_step("prreport-comment.yml", "Create or update the PR comment")
+    assert post["with"]["from-file"] == "${{ steps.artifact.outputs.md }}"
+    post_inputs = {"pr": found["pr"], "from-file": found["md"], "head-sha": head, "upload": "false"}
+    _results, posted = _run_steps(tmp_path / "post", server, post_inputs, {"workflow_run": {}})
+    assert posted["comment-action"] == "created", posted
+    (mine,) = [c for c in comments_on(server, FULL, 35980) if c["author"] == "prreport-bot"]
+    assert mine["body"].split("\n")[1].startswith("## ✅ Pure refactor")
