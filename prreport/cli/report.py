@@ -6,6 +6,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -75,6 +76,37 @@ def pushed_range(env: Mapping[str, str]) -> str | None:
         return None
     from_ref = env.get("PRE_COMMIT_FROM_REF", "").strip()
     return f"{from_ref}..{to_ref}" if from_ref and from_ref.strip("0") else to_ref
+
+
+def _show_written(
+    model: Any, lang: str, outputs: dict[Path, str], mode: str, risks: list[tuple[str, str]]
+) -> None:
+    """The report (or its summary, risks coloured) on stdout, then what was written."""
+    from prreport.cli.terminal import show
+
+    md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+    if md is None:
+        from prreport.render import render_markdown
+
+        md = render_markdown(model, lang)
+    show(md, list(outputs), mode, risks)
+    for p in outputs:
+        click.echo(f"wrote {p}", err=True)
+
+
+def _target_and_source(
+    target: str | None,
+    bundle_path: str | None,
+    repo: str | None,
+    github_repo: str | None,
+    github_api_url: str | None,
+) -> tuple[str | None, str | None, str | None]:
+    """(revision or PR number, GitHub OWNER/NAME or None for the clone, API URL): TARGET (else
+    the pushed range in a pre-push hook), a PR URL taken apart, its clone used when it is one."""
+    given = target if target is not None or bundle_path else pushed_range(os.environ)
+    rev, gh_repo, api_url = resolve_target(given, github_repo, github_api_url)
+    from_url = any(v and "://" in v for v in (given, github_repo))
+    return rev, clone_or_github(repo, gh_repo, from_url), api_url
 
 
 @click.command("report", help=REPORT_HELP, context_settings=HELP_SETTINGS)
@@ -154,10 +186,9 @@ def report_cmd(
 
         gate = parse_gate(fail_on)
         lang_list = langs_of(langs)
-        given = target if target is not None or bundle_path else pushed_range(os.environ)
-        rev, gh_repo, api_url = resolve_target(given, github_repo, github_api_url)
-        from_url = any(v and "://" in v for v in (given, github_repo))
-        gh_repo = clone_or_github(repo, gh_repo, from_url)
+        rev, gh_repo, api_url = _target_and_source(
+            target, bundle_path, repo, github_repo, github_api_url
+        )
         config = report_config(
             config_path,
             formats=formats,
@@ -190,22 +221,11 @@ def report_cmd(
         from prreport.cli.terminal import emit_annotations
 
         emit_annotations(analysis.model, annotations, err=out_dir == "-")
+        risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
         if not to_stdout(out_dir, outputs):
             write_all(outputs)
-            if not config.report.quiet:
-                from prreport.cli.terminal import show
-
-                md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-                if md is None:
-                    from prreport.render import render_markdown
-
-                    md = render_markdown(analysis.model, config.report.lang)
-                risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
-                show(md, list(outputs), print_mode, risks)
             if not config.report.quiet:  # -q: only warnings and errors
-                for p in outputs:
-                    click.echo(f"wrote {p}", err=True)
-        risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
+                _show_written(analysis.model, config.report.lang, outputs, print_mode, risks)
         verdict = verdict_kind(analysis.model.summary.verdict)
         failure = gate_failure(gate, [*analysis.live_kinds(), verdict], risks)
         if failure:

@@ -33,7 +33,8 @@ def build_digest(
         "analysed": sum(1 for o in outcomes if o.facts is not None and not o.cached),
         "cached": sum(1 for o in outcomes if o.cached),
         "failed": len(failed),
-        **(skipped or {}),
+        # Only when some were left out: the stats of a digest without drafts or bots stay as before.
+        **{k: n for k, n in (skipped or {}).items() if n},
     }
     return summarise(repo, source, window, prs, failed, stats, reports)
 
