@@ -1,9 +1,10 @@
 """Configuration: parsed once into frozen dataclasses.
 
 Precedence: defaults < the configuration file < environment (``PRREPORT_<SECTION>_<KEY>``) < CLI
-flags. The file is the first of ``--config FILE``, ``$PRREPORT_CONFIG``, ``./.prreport.toml`` and
-``[tool.prreport]`` in ``./pyproject.toml``; a ``config.toml`` in the current directory belongs to
-someone else and is never read unless named.
+flags. The file is the first of ``--config FILE``, ``$PRREPORT_CONFIG``, ``.prreport.toml`` and
+``[tool.prreport]`` in ``pyproject.toml`` of ``--repo`` (else the current directory) or a parent
+up to the repository root (``config_file.py``); a ``config.toml`` belongs to someone else and is
+never read unless named.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import dataclasses
 import difflib
 import os
 import re
-import stat
-import sys
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,20 +20,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from prreport.config_file import CONFIG_ENV, find_config
 from prreport.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 LANGS = ("en", "zh")
 FORMATS = ("md", "html", "json")
+# A single report can also be SARIF 2.1.0 (code scanning); the digest is md, html, json.
+REPORT_FORMATS = (*FORMATS, "sarif")
 SOURCES = ("git", "github")
-CONFIG_ENV = "PRREPORT_CONFIG"
 # Environment variables of prreport that are not PRREPORT_<SECTION>_<KEY> settings.
 _OTHER_ENV = frozenset({CONFIG_ENV, "PRREPORT_ARTIFACT"})
-MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -108,6 +103,8 @@ class DigestConfig:
 
     workers: int = 4
     cache_dir: str = ".prreport-cache/analysis"
+    # Left out by default: draft PRs and PRs by bots; "draft", "bot" here take them in.
+    include: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -252,10 +249,10 @@ def _validate(cfg: Config) -> Config:
         raise ConfigError(
             f"'report.lang' must be one of {', '.join(LANGS)}, got {cfg.report.lang!r}"
         )
-    bad = [f for f in cfg.report.formats if f not in FORMATS]
+    bad = [f for f in cfg.report.formats if f not in REPORT_FORMATS]
     if bad or not cfg.report.formats:
         raise ConfigError(
-            f"'report.formats' must be a non-empty list from {', '.join(FORMATS)}, got {list(cfg.report.formats)!r}"
+            f"'report.formats' must be a non-empty list from {', '.join(REPORT_FORMATS)}, got {list(cfg.report.formats)!r}"
         )
     for (section, name), (low, high) in _INT_RANGES.items():
         value = getattr(getattr(cfg, section), name)
@@ -272,6 +269,9 @@ def _validate(cfg: Config) -> Config:
             "'report.source' is github but no repository is set: pass --github OWNER/NAME or set 'github.repo'"
         )
     _check_url("github.api_url", cfg.github.api_url)
+    bad_include = [v for v in cfg.digest.include if v not in ("draft", "bot")]
+    if bad_include:
+        raise ConfigError(f"'digest.include' takes draft, bot; got {bad_include!r}")
     days = cfg.report.related_window_days
     return dataclasses.replace(
         cfg,
@@ -294,64 +294,6 @@ def _check_url(where: str, url: str) -> None:
         )
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    """The TOML table of ``path``; any way it can be unreadable is one ConfigError naming it."""
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            what = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise ConfigError(f"{path}: {what}; a settings file is a TOML file")
-        if info.st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(
-                f"{path}: {info.st_size} bytes; a settings file is at most {MAX_CONFIG_BYTES} bytes"
-            )
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        # A byte-order mark (Windows editors write one) is not part of the TOML text.
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte {exc.start}); TOML files must be UTF-8"
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    except RecursionError:
-        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-
-
-def find_config(
-    path: str | os.PathLike[str] | None, env: Mapping[str, str], cwd: Path | None = None
-) -> tuple[dict[str, Any], str]:
-    """The settings table and where it came from: ``--config``, ``$PRREPORT_CONFIG``,
-    ``.prreport.toml``, then ``[tool.prreport]`` in ``pyproject.toml`` (``({}, "")`` if none)."""
-    if path is not None:
-        return _read_toml(Path(path)), str(path)
-    if env.get(CONFIG_ENV):
-        named = env[CONFIG_ENV]
-        return _read_toml(Path(named)), f"{named} (${CONFIG_ENV})"
-    cwd = Path.cwd() if cwd is None else cwd
-    own = cwd / ".prreport.toml"
-    if own.exists():
-        return _read_toml(own), str(own.name)
-    pyproject = cwd / "pyproject.toml"
-    if pyproject.is_file():
-        tool = _read_toml(pyproject).get("tool")
-        table = tool.get("prreport") if isinstance(tool, dict) else None
-        if table is not None:
-            if not isinstance(table, dict):
-                raise ConfigError("pyproject.toml: 'tool.prreport' must be a table")
-            return table, "pyproject.toml [tool.prreport]"
-    return {}, ""
-
-
 def load_config(
     path: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
@@ -364,7 +306,8 @@ def load_config(
     """
     env = os.environ if env is None else env
     cfg = Config()
-    data, origin = find_config(path, env)
+    start = (overrides or {}).get("git", {}).get("repo")
+    data, origin = find_config(path, env, start=Path(start) if start else None)
     sections = {name: getattr(cfg, name) for name in _SECTIONS}
     modules: tuple[tuple[str, str], ...] = ()
     for key, value in data.items():

@@ -1,4 +1,4 @@
-"""The JSON Schemas (draft 2020-12) of prreport's JSON outputs: the report, the digest and the bundle."""
+"""The JSON Schemas (draft 2020-12) of prreport's JSON outputs (the report, the digest, the bundle) and of its settings file."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-NAMES = ("report", "digest", "bundle")
+NAMES = ("report", "digest", "bundle", "settings")
 
 
 def schema_dir() -> Path:
@@ -19,7 +19,7 @@ def schema_dir() -> Path:
 
 @cache
 def schema(name: str) -> dict[str, Any]:
-    """The schema ``report``, ``digest`` or ``bundle`` as a JSON value."""
+    """The schema ``report``, ``digest``, ``bundle`` or ``settings`` as a JSON value."""
     if name not in NAMES:
         raise ValueError(f"no schema {name!r} (known: {', '.join(NAMES)})")
     data: dict[str, Any] = json.loads(

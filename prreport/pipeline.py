@@ -315,4 +315,8 @@ def render_outputs(
         from prreport.render.json import render_json
 
         outputs[out_dir / f"{stem}.json"] = render_json(model)
+    if "sarif" in formats:
+        from prreport.render.sarif import render_sarif
+
+        outputs[out_dir / f"{stem}.sarif"] = render_sarif(model)
     return outputs

@@ -10,6 +10,13 @@ from datetime import datetime, timezone
 from prreport.bundle import RelatedCandidate
 
 _CONVENTIONAL = re.compile(r"^\s*(?P<type>[a-zA-Z]+)(?:\((?P<scope>[^)]*)\))?!?:\s")
+# ``[refactor] …``, ``[Fix][core] …``: the bracketed tags many projects use. Only commit types
+# count, so ``[WIP]`` or ``[Draft]`` name no series.
+_BRACKETED = re.compile(r"^\s*\[(?P<type>[a-zA-Z]+)\](?:\s*\[(?P<scope>[^\]]*)\])?")
+BRACKET_TYPES = frozenset(
+    "feat feature fix bugfix hotfix refactor perf docs doc test tests chore build ci style "
+    "revert cleanup deps".split()
+)
 _REF = re.compile(r"(?<![\w/])#(\d+)\b")
 # Relations in the order a reader wants them.
 RELATION_ORDER = (
@@ -23,12 +30,15 @@ RELATION_ORDER = (
 
 
 def series_of(title: str) -> str:
-    """``type(scope)`` of a conventional-commit title (``refactor(disagg)``), or ``""``."""
+    """``type(scope)`` of a conventional-commit title (``refactor(disagg)``, also ``Refactor: …``
+    and ``[refactor] …`` / ``[fix][core] …``), or ``""``."""
     m = _CONVENTIONAL.match(title)
     if not m:
-        return ""
-    scope = m.group("scope")
-    return f"{m.group('type').lower()}({scope.strip()})" if scope else m.group("type").lower()
+        m = _BRACKETED.match(title)
+        if not m or m.group("type").lower() not in BRACKET_TYPES:
+            return ""
+    scope = (m.group("scope") or "").strip()
+    return f"{m.group('type').lower()}({scope})" if scope else m.group("type").lower()
 
 
 def referenced_numbers(text: str) -> set[int]:

@@ -26,6 +26,7 @@ def run_cli(
     full_env = dict(os.environ)
     full_env.pop("GITHUB_TOKEN", None)
     full_env.pop("GH_TOKEN", None)
+    full_env.pop("GITHUB_ACTIONS", None)  # annotations only where a test asks for them
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "prreport", *args],

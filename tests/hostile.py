@@ -84,3 +84,32 @@ def hostile_bundle(seed_bundle: Path, out: Path) -> Path:
         c["subject"] = EVIL_TITLE
     out.write_text(json.dumps(d), encoding="utf-8")
     return out
+
+
+# A changed file whose name and changed line would, unescaped, end a workflow command's property
+# list, start a second command on a new line, plant an escape GitHub decodes, clear the screen
+# and reverse the text (annotations, SARIF); its change is a risk, so both formats locate it.
+EVIL_PATH = "python/sglang/x%41,y:z\n::error file=a.py,line=1::pwned\r\x1b[2J\u202e.py"
+EVIL_LINE = "LIMIT = 2  # ::error::c%0A,\u202e"
+
+
+def hostile_bundle_with_risk(seed_bundle: Path, out: Path) -> Path:
+    """``hostile_bundle`` plus a changed file at ``EVIL_PATH`` whose edit is left unexplained."""
+    hostile_bundle(seed_bundle, out)
+    d: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    d["files"].append(
+        {
+            "path": EVIL_PATH,
+            "old_path": None,
+            "status": "modified",
+            "additions": 1,
+            "deletions": 1,
+            "binary": False,
+            "note": None,
+            "before": "LIMIT = 1\n",
+            "after": EVIL_LINE + "\n",
+            "patch": f"@@ -1 +1 @@\n-LIMIT = 1\n+{EVIL_LINE}\n",
+        }
+    )
+    out.write_text(json.dumps(d), encoding="utf-8")
+    return out

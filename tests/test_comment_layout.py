@@ -186,3 +186,43 @@ def test_spots_row_links_what_the_recommended_action_says_to_look_at(seed_commen
     base = f"https://github.com/sgl-project/sglang/blob/{sha}/python/sglang/srt/disaggregation"
     assert f"({base}/decode.py#L16)" in row  # dsv4_state_payloads, kept lazy
     assert f"({base}/mooncake/conn.py#L42)" in row  # the call without the feature flag
+
+
+def test_spots_name_the_full_repository_relative_path(seed_comment):
+    """Not cut to two components: ``python/sglang/…/mooncake/conn.py:42``, as GitHub shows it."""
+    body, _sha = seed_comment
+    row = next(ln for ln in body.split("\n") if ln.startswith("| **Spots to look at**"))
+    assert "[`python/sglang/srt/disaggregation/mooncake/conn.py:42`](" in row, row
+    assert "[`python/sglang/srt/disaggregation/decode.py:16`](" in row, row
+
+
+def test_the_readme_tells_the_true_sizes_and_file_counts(seed_repo, seed_comment, tmp_path):
+    """The sizes the README gives for the #35980 comment and report are what prreport writes
+    (within 15 %), and it lists every example workflow there is."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = root / "README.md"
+    text = " ".join(readme.read_text(encoding="utf-8").split())
+    m = re.search(
+        r"#35980 comment is ~([\d.]+) KB / (\d+) lines with (\d+) lines above the first "
+        r"`<details>` \(the full report, ~([\d.]+) KB / (\d+) lines",
+        text,
+    )
+    assert m, "the README's comment size sentence"
+    body, _sha = seed_comment
+    repo, _base, _head = seed_repo
+    res = run_cli("35980", "--repo", str(repo.path), "--format", "md", "--out", "-", cwd=tmp_path)
+    report = res.stdout
+    actual = [
+        len(body.encode()) / 1000,
+        body.count("\n"),
+        body.split("<details>")[0].count("\n"),
+        len(report.encode()) / 1000,
+        report.count("\n"),
+    ]
+    for said, real in zip(map(float, m.groups()), actual, strict=True):
+        assert abs(said - real) <= 0.15 * real, (m.groups(), actual)
+    for wf in (root / "examples" / "workflows").glob("*.yml"):
+        assert f"- `{wf.name}`" in readme.read_text(encoding="utf-8"), wf.name

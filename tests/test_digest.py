@@ -217,7 +217,6 @@ def test_outputs_are_written_and_well_formed(
         "en,zh",
         "--cache-dir",
         str(cache_dir),
-        "--quiet",
         env={"CI": "true"},
     )
     assert res.returncode == 0, res.stderr
@@ -418,7 +417,6 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cach
         str(tmp_path / "out"),
         "--cache-dir",
         str(gh_cache),
-        "-q",
     )
     env = {"GITHUB_TOKEN": TOKEN, "CI": "true"}
     first = run_cli(*args, cwd=tmp_path, env=env)
@@ -446,7 +444,6 @@ def test_publish_issue_twice_leaves_one_issue(gh_server, tmp_path: Path, gh_cach
         "md",
         "--out",
         str(tmp_path / "again"),
-        "-q",
     )
     third = run_cli(*again, cwd=tmp_path, env=env)
     assert third.returncode == 0, third.stderr

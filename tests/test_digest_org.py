@@ -204,7 +204,6 @@ def test_merge_command_writes_and_publishes_the_org_digest(
     res = run_cli(
         "digest", "merge", str(out / "digests"), "--out", str(out), "--lang", "en,zh",
         "--github", "acme/alpha", "--github-api-url", org_server.url, "--publish", "issue",
-        "--quiet",
         env={"GITHUB_TOKEN": TOKEN, "CI": "true"},
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -251,7 +250,7 @@ def test_merge_refuses_mixed_windows_and_repeated_repositories(
     assert res.returncode == 2 and "no digest JSON" in res.stderr
 
 
-WORKFLOW = Path(__file__).resolve().parent.parent / "examples" / "workflows" / "org-digest.yml"
+WORKFLOW = Path(__file__).resolve().parent.parent / ".github" / "workflows" / "org-digest.yml"
 
 
 def test_org_workflow_wires_plan_matrix_merge_with_least_privilege():

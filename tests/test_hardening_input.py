@@ -67,7 +67,8 @@ def test_g15_settings_mistakes_are_named(repo: Path, tmp_path: Path):
     )
     folder = tmp_path / "here"
     (folder / ".prreport.toml").mkdir(parents=True)
-    res = run_cli("HEAD", "--repo", str(repo), "--out", str(tmp_path / "o2"), cwd=folder)
+    # Settings are found from --repo (else the current directory): here, the current one.
+    res = run_cli("HEAD", "--out", str(tmp_path / "o2"), cwd=folder)
     _error(res, ".prreport.toml", "a directory")
 
 

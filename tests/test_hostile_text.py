@@ -208,3 +208,31 @@ def test_a_dunder_in_quoted_pr_text_is_a_name_not_bold():
     html = markdown_to_html_fragment(quoted)
     assert "<strong>" not in html
     assert html.count("__init__") == 3
+
+
+def test_sarif_of_hostile_text_is_safe_on_stdout_and_the_same_value(evil, tmp_path):
+    """SARIF is JSON: on stdout its controls are JSON escapes, never raw, and it parses to the
+    file's value; file names stay exact in the URIs (percent-encoded)."""
+    res = run_cli("--bundle", str(evil), "--format", "sarif", "--out", "-")
+    assert res.returncode == 0, res.stderr
+    assert not WORKFLOW_COMMAND_RE.search(res.stdout)
+    assert not CONTROL_RE.search(res.stdout), CONTROL_RE.search(res.stdout)
+    printed = json.loads(res.stdout)
+    run_cli("--bundle", str(evil), "--format", "sarif", "--out", str(tmp_path), "-q")
+    (saved,) = tmp_path.glob("*.sarif")
+    assert printed == json.loads(saved.read_text(encoding="utf-8"))
+
+
+def test_annotations_of_hostile_text_are_one_command_each(evil):
+    """Every line printed in Actions is one of our workflow commands; a hostile name or title
+    inside one cannot end it or start another (GitHub's escaping, controls spelt out)."""
+    res = run_cli(
+        "--bundle", str(evil), "--out", "-", "--format", "json", env={"GITHUB_ACTIONS": "true"}
+    )
+    assert res.returncode == 0, res.stderr
+    commands = [ln for ln in res.stderr.splitlines() if ln.startswith("::")]
+    assert commands, res.stderr
+    for line in commands:
+        assert re.match(r"^::(warning|notice) file=[^,:]*(,line=\d+)?,title=[^,:]*::", line), line
+        assert not CONTROL_RE.search(line) and "\n" not in line
+    assert not WORKFLOW_COMMAND_RE.search(res.stdout)

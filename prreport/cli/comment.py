@@ -15,6 +15,7 @@ import click
 from prreport.cli.actions import event_head, event_pr_number, load_event, run_url, set_outputs
 from prreport.cli.options import (
     HELP_SETTINGS,
+    annotations_option,
     config_option,
     debug_option,
     fail_on_option,
@@ -108,7 +109,7 @@ def _parse_number(value: str | None) -> int | None:
     metavar="SHA",
     help="Post only if the PR's head is this commit (default in a workflow_run: the run's head_sha).",
 )
-@format_option("report.formats, md,json")
+@format_option("report.formats, md,json", "md, html, json, sarif")
 @out_option("files are named <owner>-<name>-pr-<N>")
 @lang_option
 @click.option(
@@ -135,6 +136,7 @@ def _parse_number(value: str | None) -> int | None:
 @config_option
 @quiet_option("comment")
 @fail_on_option
+@annotations_option
 @debug_option
 @version_option
 def comment_cmd(**options: Any) -> None:
@@ -167,6 +169,7 @@ class _CommentArgs:
     config_path: str | None
     quiet: bool | None
     fail_on: str | None
+    annotations: bool | None
     debug: bool
 
 
@@ -187,7 +190,16 @@ def _comment(a: _CommentArgs) -> int:
         report = shown = _read_report(a.from_file)
     else:
         report, shown, written, found_kinds, found_risks, rendered_number = _render(
-            config, post_repo, pr_number, a.repo, a.target, a.bundle_path, a.dry_run, a.debug, gate
+            config,
+            post_repo,
+            pr_number,
+            a.repo,
+            a.target,
+            a.bundle_path,
+            a.dry_run,
+            a.debug,
+            gate,
+            a.annotations,
         )
         pr_number = pr_number or rendered_number
 
@@ -247,10 +259,11 @@ def _show_dry_run(comment: str, post_repo: str, pr_number: int | None, quiet: bo
     from prreport.publish.body import utf16_len
 
     dest = f"{post_repo or '<OWNER/NAME>'}#{pr_number or '<N>'}"
-    if not quiet:
-        from prreport.render.escape import terminal_text
+    if quiet:  # -q: only warnings and errors
+        return
+    from prreport.render.escape import terminal_text
 
-        click.echo(terminal_text(comment), nl=False)
+    click.echo(terminal_text(comment), nl=False)
     click.echo(
         f"dry run: would post this comment ({utf16_len(comment):,} characters) to {dest}; nothing posted",
         err=True,
@@ -273,7 +286,7 @@ def _deliver(
 
     env = os.environ
     summary = append_job_summary(report, where, config.report.lang)
-    if summary is not None:
+    if summary is not None and not config.report.quiet:
         click.echo(f"appended the report to the job summary {summary}", err=True)
     if not a.no_post:
         expect = a.head_sha or event_head(event)
@@ -326,10 +339,11 @@ def _post(
     verb = {"created": "created", "updated": "updated", "unchanged": "left unchanged"}[
         result.action
     ]
-    click.echo(
-        f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
-        err=True,
-    )
+    if not config.report.quiet:
+        click.echo(
+            f"{verb} comment {result.comment_id} on {post_repo}#{pr_number} as {result.login} {result.url}".rstrip(),
+            err=True,
+        )
     return {
         "comment-id": str(result.comment_id),
         "comment-url": result.url,
@@ -361,12 +375,14 @@ def _render(
     dry_run: bool,
     debug: bool,
     gate: FailOn | None = None,
+    annotations: bool | None = None,
 ) -> tuple[str, str, dict[str, str], list[str], list[tuple[str, str]], int | None]:
     """Run the pipeline; returns (report, comment, written paths, finding kinds, risks, PR number).
 
     The comment Markdown is written next to the report as ``*.comment.md`` (what a fork-safe
     posting job sends with ``--from-file``).
     """
+    from prreport.cli.terminal import emit_annotations
     from prreport.output import write_all
     from prreport.pipeline import analyse, gather, render_outputs
     from prreport.publish.comment import marker_hash
@@ -397,6 +413,7 @@ def _render(
         from prreport.render.escape import terminal_line
 
         click.echo(terminal_line(warning), err=True)
+    emit_annotations(analysis.model, annotations)
     outputs = render_outputs(analysis, src_config, Path(src_config.report.out_dir))
     md_path = next((p for p in outputs if p.suffix == ".md"), None)
     md = outputs[md_path] if md_path else render_markdown(analysis.model, src_config.report.lang)
@@ -413,5 +430,6 @@ def _render(
         write_all(outputs)
         for p in outputs:
             written["comment" if p.name.endswith(".comment.md") else p.suffix.lstrip(".")] = str(p)
-            click.echo(f"wrote {p}", err=True)
+            if not config.report.quiet:  # -q: only warnings and errors
+                click.echo(f"wrote {p}", err=True)
     return md, shown, written, found, risks, analysis.model.pr.get("number")

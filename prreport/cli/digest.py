@@ -30,6 +30,7 @@ from prreport.cli.options import (
     version_option,
 )
 from prreport.config import FORMATS, load_config
+from prreport.digest.discover import SKIPPABLE
 from prreport.errors import ConfigError
 
 _HELP = """Write the digest of the PRs merged in one week (or any window).
@@ -102,6 +103,12 @@ def _window_options(command: Callable[..., Any]) -> Callable[..., Any]:
     "--workers", type=int, metavar="N", help="PRs analysed at once (default: digest.workers)."
 )
 @click.option("--cache-dir", metavar="DIR", help="Analysis cache (default: digest.cache_dir).")
+@click.option(
+    "--include",
+    "include",
+    metavar="LIST",
+    help="Also digest what is left out by default: draft, bot (PRs by bots) (default: digest.include).",
+)
 @no_http_cache_option
 @click.option(
     "--publish",
@@ -133,6 +140,7 @@ def digest_cmd(
     out_dir: str | None,
     workers: int | None,
     cache_dir: str | None,
+    include: str | None,
     no_cache: bool | None,
     publish: str | None,
     from_json: str | None,
@@ -142,7 +150,7 @@ def digest_cmd(
     debug: bool,
 ) -> None:
     """Write the weekly digest."""
-    # Long: click passes all 17 arguments and options as parameters; the work is in body() and helpers.
+    # Long: click passes all 18 arguments and options as parameters; the work is in body() and helpers.
     if ctx.invoked_subcommand is not None:
         return  # `digest plan` / `digest merge` take their own options
 
@@ -171,6 +179,7 @@ def digest_cmd(
                     "api_url": api_url,
                     "cache": False if no_cache else None,
                 },
+                "digest": {"include": split_list(include, SKIPPABLE, "--include")},
             },
         )
         config = with_workers(config, workers, cache_dir)
@@ -355,11 +364,12 @@ def merge_cmd(
         langs_used = lang_list or (config.report.lang,)
         outputs = render_digest_data(data, langs_used, format_list, Path(config.report.out_dir))
         t = merged.totals
-        click.echo(
-            f"digest {merged.window.label}: {t['repos']} repositories, {t['prs']} PRs "
-            f"({t['block']} block, {t['review']} review, {t['not_analysed']} not analysed)",
-            err=True,
-        )
+        if not config.report.quiet:  # -q: only warnings and errors
+            click.echo(
+                f"digest {merged.window.label}: {t['repos']} repositories, {t['prs']} PRs "
+                f"({t['block']} block, {t['review']} review, {t['not_analysed']} not analysed)",
+                err=True,
+            )
         return finish(
             config, data, outputs, out_dir, target if publish else None, langs_used[0], gate
         )

@@ -50,7 +50,7 @@ def finish(
             from prreport.render.escape import terminal_text
 
             click.echo(terminal_text(md), nl=False)
-    if out_dir != "-":
+    if out_dir != "-" and not config.report.quiet:  # -q: only warnings and errors
         for p in outputs:
             click.echo(f"wrote {p}", err=True)
     return _gate(gate, data)
@@ -96,11 +96,12 @@ def analyse_window(
     digest = _with_progress(config, window, source, cache)
     outputs = render_digest(digest, langs, formats, Path(config.report.out_dir))
     t, s = digest.totals, digest.stats
-    click.echo(
-        f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, {s['cached']} from cache, "
-        f"{t['not_analysed']} not analysed)",
-        err=True,
-    )
+    if not config.report.quiet:
+        click.echo(
+            f"digest {digest.window.label}: {t['prs']} PRs ({s['analysed']} analysed, "
+            f"{s['cached']} from cache, {t['not_analysed']} not analysed)",
+            err=True,
+        )
     return digest.to_json(), outputs
 
 
@@ -108,6 +109,8 @@ def _with_progress(config: Config, window: Window, source: str, cache: bool) -> 
     """Run the digest, with a rich progress bar when a person is watching."""
     from prreport.digest.build import make_digest
 
+    if config.report.quiet:  # -q: no progress, only warnings and errors
+        return make_digest(config, window, source=source, cache=cache)
     if not _show_progress():
         # CI logs: one line per PR, so a slow or stuck run shows where it is.
         def log_line(done: int, total: int, outcome: Outcome) -> None:
@@ -157,4 +160,5 @@ def _publish(config: Config, data: dict[str, Any], lang: str, repo: str) -> None
     result = publish_digest_issue(
         config.github, token, repo, label, since, markdown, lang, digest_repo=data["repo"]
     )
-    click.echo(f"{result.action} issue #{result.number} {result.url}".rstrip(), err=True)
+    if not config.report.quiet:
+        click.echo(f"{result.action} issue #{result.number} {result.url}".rstrip(), err=True)

@@ -17,7 +17,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from prreport import __version__
-from prreport.config import FORMATS, LANGS, Config, load_config
+from prreport.config import LANGS, REPORT_FORMATS, Config, load_config
 from prreport.errors import ConfigError, PrreportError
 from prreport.gate import FINDING_KINDS, FailOn, Vocabulary, parse_fail_on
 from prreport.sources import Source
@@ -31,7 +31,7 @@ config_option = click.option(
     "--config",
     "config_path",
     metavar="FILE",
-    help="Settings file (default: $PRREPORT_CONFIG, ./.prreport.toml or [tool.prreport] in ./pyproject.toml).",
+    help="Settings file (default: $PRREPORT_CONFIG, else .prreport.toml or [tool.prreport] of pyproject.toml in --repo or the current directory, or a parent up to the repository root).",
 )
 debug_option = click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 version_option = click.version_option(__version__, "-V", "--version", prog_name="prreport")
@@ -72,24 +72,32 @@ def out_option(default: str) -> Callable[[_F], _F]:
     )
 
 
-def format_option(default: str) -> Callable[[_F], _F]:
+def format_option(default: str, choices: str = "md, html, json") -> Callable[[_F], _F]:
     """``--format LIST``: which files to write."""
     return click.option(
         "--format",
         "formats",
         metavar="LIST",
-        help=f"Formats, comma-separated: md, html, json (default: {default}).",
+        help=f"Formats, comma-separated: {choices} (default: {default}).",
     )
 
 
+annotations_option = click.option(
+    "--annotations/--no-annotations",
+    "annotations",
+    default=None,
+    help="Print the risks' spots as GitHub Actions annotations (default: when GITHUB_ACTIONS=true).",
+)
+
+
 def quiet_option(what: str) -> Callable[[_F], _F]:
-    """``--quiet/-q``: do not print the Markdown ``what`` on the terminal."""
+    """``--quiet/-q``: print only warnings and errors (not the Markdown ``what``, not what was written)."""
     return click.option(
         "--quiet",
         "-q",
         is_flag=True,
         default=None,
-        help=f"Do not print the Markdown {what} on the terminal.",
+        help=f"Print only warnings and errors (not the Markdown {what}, nor what was written).",
     )
 
 
@@ -291,7 +299,7 @@ def report_config(
         config_path,
         {
             "report": {
-                "formats": split_list(formats, FORMATS, "--format"),
+                "formats": split_list(formats, REPORT_FORMATS, "--format"),
                 "out_dir": None if out_dir == "-" else out_dir,
                 "lang": langs[0] if langs else None,
                 "quiet": quiet,
@@ -305,6 +313,27 @@ def report_config(
             },
         },
     )
+
+
+def clone_or_github(repo: str | None, github_repo: str | None, from_url: bool) -> str | None:
+    """The GitHub repository to read, or None for the local clone: a PR URL with ``--repo``
+    reads the clone when its origin is the URL's repository (no network), else is an error."""
+    if not (repo and github_repo and from_url):
+        exclusive_sources(repo, github_repo)
+        return github_repo
+    from prreport.sources.gitrepo import GitRepo, repo_name
+
+    git = GitRepo(repo)
+    try:
+        origin = repo_name(git)
+    finally:
+        git.close()
+    if origin.lower() != github_repo.lower():
+        raise ConfigError(
+            f"--repo {repo}: its origin is {origin}, not {github_repo} of the PR URL; "
+            "drop --repo to read the PR from GitHub, or pass the PR number"
+        )
+    return None
 
 
 def exclusive_sources(repo: str | None, github_repo: str | None) -> None:
@@ -334,5 +363,6 @@ def to_stdout(out_dir: str | None, outputs: dict[Path, str]) -> bool:
 
     path, text = next(iter(outputs.items()))
     # The terminal (or a CI log) reads it: no control sequence, no workflow-command line.
-    click.echo(terminal_json(text) if path.suffix == ".json" else terminal_text(text), nl=False)
+    is_json = path.suffix in (".json", ".sarif")  # SARIF is JSON: escaped as JSON, same value
+    click.echo(terminal_json(text) if is_json else terminal_text(text), nl=False)
     return True

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
 from prreport.bundle import bundle_file_bytes
 from prreport.cli.options import (
     HELP_SETTINGS,
+    annotations_option,
+    clone_or_github,
     config_option,
     debug_option,
-    exclusive_sources,
     fail_on_option,
     format_option,
     github_api_url_option,
@@ -51,10 +55,58 @@ Examples:
   prreport HEAD --format json --out - | jq .summary
 
 \b
+Without TARGET in a pre-commit pre-push hook, the commits being pushed
+(PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF); see .pre-commit-hooks.yaml.
+
+\b
 Exit status: 0, or 1 when --fail-on finds what it lists (after writing
 the report), or 2 for an error you can fix; 130 on Ctrl-C, 143 on
 SIGTERM (nothing half written).
 """
+
+
+def pushed_range(env: Mapping[str, str]) -> str | None:
+    """The commits a pre-commit ``pre-push`` hook is pushing (``FROM..TO``), or None outside one.
+
+    pre-commit sets ``PRE_COMMIT_FROM_REF``/``PRE_COMMIT_TO_REF``; a new branch's from-ref is
+    the parent of its first commit not on the remote, and without one the to-ref alone is used.
+    """
+    to_ref = env.get("PRE_COMMIT_TO_REF", "").strip()
+    if not to_ref:
+        return None
+    from_ref = env.get("PRE_COMMIT_FROM_REF", "").strip()
+    return f"{from_ref}..{to_ref}" if from_ref and from_ref.strip("0") else to_ref
+
+
+def _show_written(
+    model: Any, lang: str, outputs: dict[Path, str], mode: str, risks: list[tuple[str, str]]
+) -> None:
+    """The report (or its summary, risks coloured) on stdout, then what was written."""
+    from prreport.cli.terminal import show
+
+    md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
+    if md is None:
+        from prreport.render import render_markdown
+
+        md = render_markdown(model, lang)
+    show(md, list(outputs), mode, risks)
+    for p in outputs:
+        click.echo(f"wrote {p}", err=True)
+
+
+def _target_and_source(
+    target: str | None,
+    bundle_path: str | None,
+    repo: str | None,
+    github_repo: str | None,
+    github_api_url: str | None,
+) -> tuple[str | None, str | None, str | None]:
+    """(revision or PR number, GitHub OWNER/NAME or None for the clone, API URL): TARGET (else
+    the pushed range in a pre-push hook), a PR URL taken apart, its clone used when it is one."""
+    given = target if target is not None or bundle_path else pushed_range(os.environ)
+    rev, gh_repo, api_url = resolve_target(given, github_repo, github_api_url)
+    from_url = any(v and "://" in v for v in (given, github_repo))
+    return rev, clone_or_github(repo, gh_repo, from_url), api_url
 
 
 @click.command("report", help=REPORT_HELP, context_settings=HELP_SETTINGS)
@@ -84,7 +136,7 @@ SIGTERM (nothing half written).
     metavar="FILE",
     help="Also save the fetched bundle as JSON (gzip-compressed if FILE ends in .gz).",
 )
-@format_option("report.formats, md,json")
+@format_option("report.formats, md,json", "md, html, json, sarif")
 @out_option("files are named <owner>-<name>-pr-<N> or -rev-<short sha>")
 @click.option(
     "--name",
@@ -104,6 +156,7 @@ SIGTERM (nothing half written).
 @config_option
 @quiet_option("report")
 @fail_on_option
+@annotations_option
 @debug_option
 @version_option
 def report_cmd(
@@ -122,18 +175,20 @@ def report_cmd(
     config_path: str | None,
     quiet: bool | None,
     fail_on: str | None,
+    annotations: bool | None,
     debug: bool,
 ) -> None:
     """Write the report for TARGET."""
-    # Long: click passes all 16 arguments and options as parameters; the work is in body().
+    # Long: click passes all 17 arguments and options as parameters; the work is in body().
 
     def body() -> int:
         from prreport.pipeline import analyse, gather, render_outputs
 
         gate = parse_gate(fail_on)
         lang_list = langs_of(langs)
-        rev, gh_repo, api_url = resolve_target(target, github_repo, github_api_url)
-        exclusive_sources(repo, gh_repo)
+        rev, gh_repo, api_url = _target_and_source(
+            target, bundle_path, repo, github_repo, github_api_url
+        )
         config = report_config(
             config_path,
             formats=formats,
@@ -163,20 +218,14 @@ def report_cmd(
             )
         if save_bundle:
             write_atomic(Path(save_bundle), bundle_file_bytes(analysis.bundle, save_bundle))
+        from prreport.cli.terminal import emit_annotations
+
+        emit_annotations(analysis.model, annotations, err=out_dir == "-")
+        risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
         if not to_stdout(out_dir, outputs):
             write_all(outputs)
-            if not config.report.quiet:
-                from prreport.cli.terminal import show
-
-                md = next((t for p, t in outputs.items() if p.suffix == ".md"), None)
-                if md is None:
-                    from prreport.render import render_markdown
-
-                    md = render_markdown(analysis.model, config.report.lang)
-                show(md, list(outputs), print_mode)
-            for p in outputs:
-                click.echo(f"wrote {p}", err=True)
-        risks = [(str(r["id"]), str(r["severity"])) for r in analysis.model.risks]
+            if not config.report.quiet:  # -q: only warnings and errors
+                _show_written(analysis.model, config.report.lang, outputs, print_mode, risks)
         verdict = verdict_kind(analysis.model.summary.verdict)
         failure = gate_failure(gate, [*analysis.live_kinds(), verdict], risks)
         if failure:

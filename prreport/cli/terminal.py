@@ -6,9 +6,14 @@ templates); this module only picks those sections and lets rich colour the Markd
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prreport.report.model import ReportModel
 
 
 def summary_markdown(markdown: str, written: list[Path]) -> str:
@@ -24,9 +29,19 @@ def summary_markdown(markdown: str, written: list[Path]) -> str:
     return text + "\n"
 
 
-def show(markdown: str, written: list[Path], mode: str) -> None:
+# Severity colours of the summary's risk line (rich drops them off a terminal and under NO_COLOR).
+SEVERITY_STYLES = {"high": "bold red", "medium": "yellow", "low": "cyan"}
+
+
+def show(
+    markdown: str,
+    written: list[Path],
+    mode: str,
+    risks: list[tuple[str, str]] | None = None,
+) -> None:
     """Print the report on stdout: ``md`` the whole Markdown, ``summary`` its head coloured,
-    ``auto`` the summary on a terminal and the Markdown otherwise (pipes keep the old output)."""
+    ``auto`` the summary on a terminal and the Markdown otherwise (pipes keep the old output).
+    ``risks`` (id, severity) are listed under the summary in their severity's colour."""
     import click
 
     from prreport.render.escape import terminal_text
@@ -40,5 +55,36 @@ def show(markdown: str, written: list[Path], mode: str) -> None:
         return
     from rich.console import Console
     from rich.markdown import Markdown
+    from rich.text import Text
 
-    Console(highlight=False).print(Markdown(summary_markdown(markdown, written)))
+    console = Console(highlight=False)
+    console.print(Markdown(summary_markdown(markdown, written)))
+    if risks:
+        line = Text("Risks: ")
+        for i, (rid, severity) in enumerate(risks):
+            if i:
+                line.append(" · ")
+            line.append(f"{rid} ({severity})", style=SEVERITY_STYLES.get(severity, ""))
+        console.print(line)
+
+
+def emit_annotations(model: ReportModel, enabled: bool | None, *, err: bool = False) -> None:
+    """Print the risks' spots as workflow commands when asked (``--annotations``) or, by
+    default, inside GitHub Actions; on stderr when stdout carries a document (``--out -``)."""
+    if enabled is None:
+        enabled = os.environ.get("GITHUB_ACTIONS") == "true"
+    if not enabled:
+        return
+    import click
+
+    from prreport.render.annotations import MAX_PER_LEVEL, annotation_lines
+
+    lines, left_out = annotation_lines(model)
+    for line in lines:
+        click.echo(line, err=err)
+    if left_out:
+        click.echo(
+            f"prreport: {left_out} more spots not annotated "
+            f"(GitHub shows {MAX_PER_LEVEL} per level); see the report",
+            err=err,
+        )

@@ -13,20 +13,28 @@ from typing import Any
 
 from prreport.config import Config
 from prreport.digest.cache import AnalysisCache, code_fingerprint, content_key
-from prreport.digest.discover import discover_git, discover_github
+from prreport.digest.discover import discover_git, discover_github, skip_drafts_and_bots
 from prreport.digest.jobs import Job, Outcome, ProgressCallback, run_jobs
 from prreport.digest.summary import Digest, report_key, summarise
 from prreport.digest.window import Window
 from prreport.errors import ConfigError
 
 
-def build_digest(repo: str, source: str, window: Window, outcomes: Sequence[Outcome]) -> Digest:
+def build_digest(
+    repo: str,
+    source: str,
+    window: Window,
+    outcomes: Sequence[Outcome],
+    skipped: dict[str, int] | None = None,
+) -> Digest:
     """Sum per-PR facts into totals, series, top risks and the list of PRs not analysed."""
     prs, failed, reports = _split_outcomes(repo, outcomes)
     stats = {
         "analysed": sum(1 for o in outcomes if o.facts is not None and not o.cached),
         "cached": sum(1 for o in outcomes if o.cached),
         "failed": len(failed),
+        # Only when some were left out: the stats of a digest without drafts or bots stay as before.
+        **{k: n for k, n in (skipped or {}).items() if n},
     }
     return summarise(repo, source, window, prs, failed, stats, reports)
 
@@ -75,6 +83,7 @@ def make_digest(
         repo, found = discover_github(config.github, window, page_size)
     else:
         repo, found = discover_git(config.git, window)
+    found, skipped = skip_drafts_and_bots(found, config.digest.include)
     cache_dir = config.digest.cache_dir if cache else ""
     fingerprint = code_fingerprint()
     if on_start:
@@ -99,7 +108,7 @@ def make_digest(
 
     for outcome in run_jobs(jobs, config.digest.workers, progress):
         done[outcome.pr.number] = outcome
-    return build_digest(repo, source, window, [done[pr.number] for pr in found])
+    return build_digest(repo, source, window, [done[pr.number] for pr in found], skipped)
 
 
 def make_org_digest(
@@ -118,6 +127,7 @@ def make_org_digest(
             config, github=dataclasses.replace(config.github, repo=repo)
         )
         _name, found = discover_github(repo_config.github, window, page_size)
+        found, _skipped = skip_drafts_and_bots(found, config.digest.include)
         jobs.extend(Job(pr, repo_config, "github", cache_dir, fingerprint) for pr in found)
     outcomes = run_jobs(jobs, config.digest.workers)
     prs: list[dict[str, Any]] = []

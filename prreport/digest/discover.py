@@ -28,6 +28,34 @@ class MergedPR:
     # What fixes the bundle's content before fetching it (git: commit and parent SHAs, which
     # hash every file's text); "" when only the fetched bundle can tell (GitHub).
     content: str = ""
+    draft: bool = False
+    bot: bool = False
+
+
+# What ``[digest] include`` / ``--include`` can add back: left out of a digest by default.
+SKIPPABLE = ("draft", "bot")
+
+
+def is_bot_author(author: str) -> bool:
+    """A bot's name as git or GitHub writes it (``dependabot[bot]``, ``renovate[bot]``)."""
+    return author.strip().lower().endswith("[bot]")
+
+
+def skip_drafts_and_bots(
+    found: list[MergedPR], include: tuple[str, ...]
+) -> tuple[list[MergedPR], dict[str, int]]:
+    """The PRs a digest covers and how many of each kind were left out (``skipped_drafts``,
+    ``skipped_bots``): drafts and bot PRs unless ``include`` names them."""
+    kept: list[MergedPR] = []
+    skipped = {"skipped_drafts": 0, "skipped_bots": 0}
+    for pr in found:
+        if pr.draft and "draft" not in include:
+            skipped["skipped_drafts"] += 1
+        elif (pr.bot or is_bot_author(pr.author)) and "bot" not in include:
+            skipped["skipped_bots"] += 1
+        else:
+            kept.append(pr)
+    return kept, skipped
 
 
 def discover_git(config: GitConfig, window: Window) -> tuple[str, list[MergedPR]]:
@@ -72,5 +100,6 @@ def discover_github(
 
     merged = merged_in_window(config, window.since, window.until, per_page=page_size)
     return config.repo, [
-        MergedPR(m.number, m.title, m.merged_at, "", m.author, m.url) for m in merged
+        MergedPR(m.number, m.title, m.merged_at, "", m.author, m.url, draft=m.draft, bot=m.bot)
+        for m in merged
     ]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from prreport.render.json import render_json
     from prreport.render.markdown import render_comment, render_digest_markdown, render_markdown
     from prreport.render.motivation import extract_motivation
+    from prreport.render.sarif import render_sarif
     from prreport.render.templates import environment, templates_dir
     from prreport.render.view import report_view, summary_texts
 
@@ -33,6 +34,7 @@ _HOME = {
     "render_html": "html",
     "render_json": "json",
     "render_markdown": "markdown",
+    "render_sarif": "sarif",
     "report_view": "view",
     "summary_texts": "view",
     "templates_dir": "templates",
@@ -48,6 +50,7 @@ __all__ = [
     "render_html",
     "render_json",
     "render_markdown",
+    "render_sarif",
     "report_view",
     "summary_texts",
     "templates_dir",

@@ -148,3 +148,28 @@ def _json_escape(code: int) -> str:
 def terminal_line(value: Any) -> str:
     """One message line for stderr/stdout (``error: …``): line breaks and controls spelt out."""
     return terminal_text(visible(value))
+
+
+# GitHub Actions workflow commands (``::warning file=…,line=…,title=…::message``): the runner
+# decodes these escapes (actions/toolkit ``escapeData`` / ``escapeProperty``). Other control,
+# bidi and invisible characters are spelt out first: the command line lands in the job log.
+_COMMAND_DATA = {"%": "%25", "\r": "%0D", "\n": "%0A"}
+_COMMAND_PROPERTY = {**_COMMAND_DATA, ":": "%3A", ",": "%2C"}
+_UNSAFE_BUT_CR_RE = re.compile(
+    f"[{_UNSAFE.replace(chr(11) + '-', chr(11) + chr(12) + chr(14) + '-')}]"
+)
+
+
+def _command_escape(value: Any, table: dict[str, str]) -> str:
+    text = _UNSAFE_BUT_CR_RE.sub(lambda m: _visible(m.group()), _text(value))
+    return "".join(table.get(ch, ch) for ch in text)
+
+
+def command_data(value: Any) -> str:
+    """The message of a workflow command: ``%``, ``\\r``, ``\\n`` escaped as GitHub decodes them."""
+    return _command_escape(value, _COMMAND_DATA)
+
+
+def command_property(value: Any) -> str:
+    """A property value of a workflow command (``file=``, ``title=``): also ``:`` and ``,``."""
+    return _command_escape(value, _COMMAND_PROPERTY)

@@ -315,13 +315,19 @@ def render_digest_report_html(markdown: str, title: str, lang: str) -> str:
     return page.render(title=jinja2.utils.markupsafe.escape(title), lang=lang, css=css, body=body)
 
 
-# The digest page only: charts side by side when there is room, wide tables scroll in their box.
-_DIGEST_CSS = """
-.table-wrap { overflow-x: auto; margin: 1rem 0; border: 1px solid var(--border); border-radius: 6px; }
-.table-wrap table { margin: 0; border: 0; }
-.table-wrap th, .table-wrap td { border-width: 0 1px 1px 0; }
-.table-wrap td:not(:last-child), .table-wrap th { white-space: nowrap; }
-.table-wrap td:last-child { min-width: 14em; }
-figure.chart { display: inline-block; margin: .5rem 1.5rem .5rem 0; max-width: 100%; vertical-align: top; }
-figure.chart svg { max-width: 100%; height: auto; font-family: inherit; }
+# The digest page only: 1200 px wide (the attention table has six columns), cells wrap (paths and
+# spots anywhere, only headers and the PR column stay on one line), so the table fits its box at
+# 1200 px; on a phone a wide table still scrolls inside its box. Charts side by side when there
+# is room.
+DIGEST_MAX_WIDTH_PX = 1200
+_DIGEST_CSS = f"""
+main.report {{ max-width: {DIGEST_MAX_WIDTH_PX}px; }}
+.table-wrap {{ overflow-x: auto; margin: 1rem 0; border: 1px solid var(--border); border-radius: 6px; }}
+.table-wrap table {{ margin: 0; border: 0; }}
+.table-wrap th, .table-wrap td {{ border-width: 0 1px 1px 0; }}
+.table-wrap th, .table-wrap td:first-child {{ white-space: nowrap; }}
+.table-wrap td, .table-wrap td code {{ overflow-wrap: anywhere; }}
+.table-wrap td:last-child {{ min-width: 12em; }}
+figure.chart {{ display: inline-block; margin: .5rem 1.5rem .5rem 0; max-width: 100%; vertical-align: top; }}
+figure.chart svg {{ max-width: 100%; height: auto; font-family: inherit; }}
 """

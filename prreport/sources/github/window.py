@@ -25,6 +25,8 @@ class MergedInfo:
     merged_at: str
     author: str
     url: str
+    draft: bool = False
+    bot: bool = False  # a GitHub App or bot account (``user.type == "Bot"``, ``…[bot]``)
 
 
 _MAX_PAGES = 500  # 50,000 closed PRs updated since the window began
@@ -43,6 +45,20 @@ def _aware(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+def _listed(pr: Any) -> dict[str, Any]:
+    """The PR as the listing sent it. ``raw_data`` would fetch each PR again (it completes the
+    object); PyGithub keeps the listed JSON in ``_rawData`` (held by tests/test_library_bounds.py)."""
+    data = getattr(pr, "_rawData", None)
+    return data if isinstance(data, dict) else {}
+
+
+def _is_bot(user: Any) -> bool:
+    """A bot account, as the listing's ``user`` object says."""
+    if not isinstance(user, dict):
+        return False
+    return user.get("type") == "Bot" or str(user.get("login", "")).endswith("[bot]")
 
 
 def merged_in_window(
@@ -74,6 +90,8 @@ def merged_in_window(
                     merged_at=merged.isoformat(),
                     author=str(pr.user.login) if pr.user is not None else "",
                     url=str(pr.html_url or ""),
+                    draft=bool(_listed(pr).get("draft")),
+                    bot=_is_bot(_listed(pr).get("user")),
                 )
             )
     except API_FAILURES as exc:
