@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import logging
 import os
 import re
 import signal
@@ -130,6 +129,8 @@ def _on_sigterm(_signum: int, _frame: object) -> None:
 
 def _show_requests() -> None:
     """``--debug``: one stderr line per GitHub request (what it was for, how it was answered)."""
+    import logging  # only for --debug
+
     log = logging.getLogger("prreport.github.requests")  # sources/github/http.py's REQUEST_LOG
     if not log.handlers:
         handler = logging.StreamHandler(sys.stderr)
