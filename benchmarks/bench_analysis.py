@@ -488,17 +488,19 @@ def _parse_seconds(text: str, repeat: int = 5) -> float:
     return best
 
 
-def per_function(bundle: PullRequestBundle) -> list[float]:
+def per_function(bundle: PullRequestBundle, repeat: int = 3) -> list[float]:
     """(e): for every changed function the behaviour analyzer compares, the time of its
     comparison (``compare_functions``, as the analysis calls it, shared per-module indexes
-    charged to the first function that builds them) over the time of parsing that function's
-    before and after source."""
+    charged to the first function that builds them; best of ``repeat`` analyses, so that a
+    moment of machine load is not taken for a slow comparison) over the time of parsing that
+    function's before and after source."""
     import prreport.analyzers.behavior as behavior
     from prreport.config import Config
     from prreport.pipeline import analyse
 
     real = behavior.compare_functions
-    spent: list[tuple[float, ast.AST, ast.AST, str, str]] = []
+    best: dict[tuple[str, str], float] = {}
+    nodes: dict[tuple[str, str], tuple[ast.AST, ast.AST, str, str]] = {}
     texts = {f.path: (f.before or "", f.after or "") for f in bundle.files}
 
     def timed(sources, f, key, a, b, trees):  # type: ignore[no-untyped-def]
@@ -506,17 +508,21 @@ def per_function(bundle: PullRequestBundle) -> list[float]:
         try:
             return real(sources, f, key, a, b, trees)
         finally:
-            spent.append((time.perf_counter() - t0, a, b, *texts[f.path]))
+            secs = time.perf_counter() - t0
+            best[(f.path, key)] = min(best.get((f.path, key), secs), secs)
+            nodes[(f.path, key)] = (a, b, *texts[f.path])
 
     analyse(bundle, Config())  # warm-up: imports, first-call caches
     behavior.compare_functions = timed  # type: ignore[assignment]
     try:
-        gc.collect()
-        analyse(bundle, Config())
+        for _ in range(repeat):
+            gc.collect()
+            analyse(bundle, Config())
     finally:
         behavior.compare_functions = real
     ratios = []
-    for secs, a, b, before, after in spent:
+    for k, secs in best.items():
+        a, b, before, after = nodes[k]
         seg_a = ast.get_source_segment(before, a) or ""
         seg_b = ast.get_source_segment(after, b) or ""
         ratios.append(secs / (_parse_seconds(seg_a) + _parse_seconds(seg_b)))
