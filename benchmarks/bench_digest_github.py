@@ -14,6 +14,7 @@ machine.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -33,18 +34,27 @@ WARM_TARGET_S = 60.0
 TOKEN = "ghp_bench0123456789abcdefSECRET"
 
 
-def _state(repos: list[tuple[str, DigestRepo]]) -> tuple[GitHubState, int]:
+def _state(repos: list[tuple[str, DigestRepo]]) -> GitHubState:
     """The server's state: every generated repository with its PRs (base: first parent)."""
     state = GitHubState()
-    n = 0
     for name, built in repos:
         prs = {
             p.number: {"base": built.repo.git("rev-parse", f"{p.sha}^1").strip(), "head": p.sha}
             for p in built.prs
         }
         state.repos[name] = _repo_fixture(built.repo, name, prs)
-        n += len(built.in_window())
-    return state, n
+    return state
+
+
+def _prs(work: Path, out: str, names: list[str]) -> tuple[int, int]:
+    """PRs in the digests written to ``out``, and how many of them came from the cache."""
+    n = cached = 0
+    for name in names:
+        path = work / out / "digests" / name.replace("/", "-") / f"{WEEK}.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        n += data["totals"]["prs"]
+        cached += data["stats"]["cached"]
+    return n, cached
 
 
 def _digests(
@@ -103,7 +113,7 @@ def main() -> None:
             repos.append(
                 (f"acme/widgets-{k}", build_digest_repo(work / f"widgets-{k}", n_each=n_each))
             )
-        state, n = _state(repos)
+        state = _state(repos)
         names = [name for name, _ in repos]
         server = GitHubServer(state, token=TOKEN)
         add_digest_routes(server, {TOKEN: "digest-bot"})
@@ -115,6 +125,9 @@ def main() -> None:
             warm_s, warm = _digests(server, names, work, "out", args.workers)
             non_304 = server.count - server.not_modified
             warm_requests = server.count
+        n, _ = _prs(work, "out-cold", names)
+        n_warm, cached = _prs(work, "out", names)
+        assert n_warm == n == cached, (n, n_warm, cached)
     print(
         f"GitHub source: {args.repos} repositories, {n} PRs merged in {WEEK}, workers={args.workers}"
     )
