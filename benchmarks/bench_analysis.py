@@ -13,6 +13,11 @@ Prints, in one run:
     parse time (measured, no target: real refactors reach the deep comparisons, expansions and
     rewrites, that the stdlib PR of (a) and (b) does not, so this ratio is higher by design);
 (d) the peak RSS of the whole ``prreport`` process (target <= 300 MB);
+(e) the every-function-changed PR: the same modules, a function-local import inserted in a
+    loop of every top-level function before (``stdlib_pr.every_function_bundle``), whole
+    process against whole-process parse as in (a) (target <= 3x), its peak RSS, and the cost of
+    each changed function's comparison against parsing that function (before and after), as
+    median and p95 (target <= 3x);
 
 then the generated ~100 KB module pair (per-analyzer times, tracemalloc peak) and the size
 scaling line. Not a test: timings depend on the machine; both sides of each ratio are measured
@@ -37,7 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # benchmarks/, prreport/
 
-from stdlib_pr import stdlib_bundle  # noqa: E402  (benchmarks/ is the script directory)
+from stdlib_pr import every_function_bundle, stdlib_bundle  # noqa: E402  (benchmarks/ is the script directory)
 
 from prreport.analyzers import collect_requests, run_analyzers, selected  # noqa: E402
 from prreport.bundle import FileChange, PullRequestBundle, PullRequestMeta  # noqa: E402
@@ -290,17 +295,50 @@ _PARSE_ONLY = (
 )
 
 
-def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """Wall time and peak RSS (bytes) of one child process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if proc.returncode:
-        raise SystemExit(f"{cmd[:4]} failed ({proc.returncode}): {err}")
-    return elapsed, usage.ru_maxrss * 1024  # Linux: kilobytes
+_LAUNCHER = (
+    "import json, os, subprocess, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    cmd, env = json.loads(line)\n"
+    "    t0 = time.perf_counter()\n"
+    "    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)\n"
+    "    err = p.stderr.read().decode()\n"
+    "    _pid, status, usage = os.wait4(p.pid, 0)\n"
+    "    secs = time.perf_counter() - t0\n"
+    "    code = os.waitstatus_to_exitcode(status)\n"
+    "    print(json.dumps([secs, code, usage.ru_maxrss * 1024, err]), flush=True)\n"
+)
+
+
+class _Launcher:
+    """A small process that starts the measured ones: a child's peak RSS (``ru_maxrss``) counts
+    the memory of the process it was forked from, and this benchmark's own process grows to
+    hundreds of MB; forked from this one instead, a child's figure is its own."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCHER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def run(self, cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
+        """Wall time and peak RSS (bytes) of one child process."""
+        import json
+
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps([cmd, env]) + "\n")
+        self.proc.stdin.flush()
+        secs, code, rss, err = json.loads(self.proc.stdout.readline())
+        if code:
+            raise SystemExit(f"{cmd[:4]} failed ({code}): {err}")
+        return secs, rss
+
+    def close(self) -> None:
+        """End the launcher."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def _child_env(root: Path) -> dict[str, str]:
@@ -329,18 +367,21 @@ def whole_process(bundle: PullRequestBundle, runs: int) -> tuple[float, float, i
         report += ["--format", "json", "--out", str(root / "out"), "-q"]
         parse = [sys.executable, "-c", _PARSE_ONLY, *texts]
         env = _child_env(root)
-        _run(report, env)  # warm-up: bytecode caches, page cache
-        _run(parse, env)
+        launcher = _Launcher()
+        run = launcher.run
+        run(report, env)  # warm-up: bytecode caches, page cache
+        run(parse, env)
         ours: list[float] = []
         theirs: list[float] = []
         rss = 0
         for i in range(runs):
             pair = [(report, ours), (parse, theirs)]
             for cmd, into in pair if i % 2 == 0 else reversed(pair):
-                secs, peak = _run(cmd, env)
+                secs, peak = run(cmd, env)
                 into.append(secs)
                 if cmd is report:
                     rss = max(rss, peak)
+        launcher.close()
     return statistics.median(ours), statistics.median(theirs), rss
 
 
@@ -425,6 +466,95 @@ def size_scaling(sizes: tuple[int, ...] = (110, 440, 1024)) -> None:
     )
 
 
+def _parse_seconds(text: str, repeat: int = 5) -> float:
+    """Best time of ``ast.parse`` of ``text`` (a function's source, dedented), looped to 2 ms."""
+    import textwrap
+
+    src = textwrap.dedent(text)
+    loops = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            ast.parse(src)
+        if time.perf_counter() - t0 > 0.002:
+            break
+        loops *= 4
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            ast.parse(src)
+        best = min(best, (time.perf_counter() - t0) / loops)
+    return best
+
+
+def per_function(bundle: PullRequestBundle, repeat: int = 3) -> list[float]:
+    """(e): for every changed function the behaviour analyzer compares, the time of its
+    comparison (``compare_functions``, as the analysis calls it, shared per-module indexes
+    charged to the first function that builds them; best of ``repeat`` analyses, so that a
+    moment of machine load is not taken for a slow comparison) over the time of parsing that
+    function's before and after source."""
+    import prreport.analyzers.behavior as behavior
+    from prreport.config import Config
+    from prreport.pipeline import analyse
+
+    real = behavior.compare_functions
+    best: dict[tuple[str, str], float] = {}
+    nodes: dict[tuple[str, str], tuple[ast.AST, ast.AST, str, str]] = {}
+    texts = {f.path: (f.before or "", f.after or "") for f in bundle.files}
+
+    def timed(sources, f, key, a, b, trees):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        try:
+            return real(sources, f, key, a, b, trees)
+        finally:
+            secs = time.perf_counter() - t0
+            best[(f.path, key)] = min(best.get((f.path, key), secs), secs)
+            nodes[(f.path, key)] = (a, b, *texts[f.path])
+
+    analyse(bundle, Config())  # warm-up: imports, first-call caches
+    behavior.compare_functions = timed  # type: ignore[assignment]
+    try:
+        for _ in range(repeat):
+            gc.collect()
+            analyse(bundle, Config())
+    finally:
+        behavior.compare_functions = real
+    ratios = []
+    for k, secs in best.items():
+        a, b, before, after = nodes[k]
+        seg_a = ast.get_source_segment(before, a) or ""
+        seg_b = ast.get_source_segment(after, b) or ""
+        ratios.append(secs / (_parse_seconds(seg_a) + _parse_seconds(seg_b)))
+    return ratios
+
+
+def _every_function(runs: int) -> tuple[str, str, str]:
+    """(e): the whole-process line, its RSS line and the per-function distribution line."""
+    pr = every_function_bundle()
+    size = sum(len(t) for t in python_texts(pr))
+    print(f"(e) {pr.pr.title}: {size / 1024 / 1024:.2f} MiB before+after")
+    ours, parse, rss = whole_process(pr, runs)
+    line_e = (
+        f"(e) every function changed, whole process, median of {runs} paired runs: prreport "
+        f"{ours:.2f} s, parse-only {parse:.2f} s, ratio {ours / parse:.2f}x (target <= 3x)"
+    )
+    print(line_e)
+    line_rss = (
+        f"(e) peak RSS of the prreport process: {rss / 1024 / 1024:.0f} MB (target <= 300 MB)"
+    )
+    print(line_rss)
+    ratios = sorted(per_function(pr))
+    p95 = ratios[min(len(ratios) - 1, int(0.95 * len(ratios)))] if ratios else 0.0
+    line_f = (
+        f"(e) per changed function, comparison / parse of that function (before+after), "
+        f"{len(ratios)} functions: median {statistics.median(ratios or [0.0]):.2f}x, "
+        f"p95 {p95:.2f}x, max {max(ratios or [0.0]):.2f}x (target <= 3x)"
+    )
+    print(line_f)
+    return line_e, line_rss, line_f
+
+
 def main() -> None:
     """Print (a) whole-process ratio, (b) in-process ratio, (c) corpus ratio, (d) peak RSS,
     then the generated module pair's figures and the size-scaling line."""
@@ -436,6 +566,7 @@ def main() -> None:
         "--real", type=int, default=8, help="largest corpus commits listed one by one in (c)"
     )
     ap.add_argument("--no-corpus", action="store_true", help="leave out (c)")
+    ap.add_argument("--every", action="store_true", help="only (e), the every-function-changed PR")
     ap.add_argument(
         "--scaling", action="store_true", help="only the size-scaling line (110 KB, 440 KB, 1 MiB)"
     )
@@ -444,6 +575,10 @@ def main() -> None:
         size_scaling()
         return
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.every:
+        lines_e = _every_function(args.runs)
+        print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     pr = stdlib_bundle()
     size = sum(len(t) for t in python_texts(pr))
     print(
@@ -501,9 +636,10 @@ def main() -> None:
         f"ratio {analysis / parse:.2f}x; tracemalloc peak {peak / 1024 / 1024:.1f} MiB"
     )
     size_scaling()
+    lines_e = _every_function(args.runs)
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("summary:")
-    for line in (line_a, line_b, line_c, line_d):
+    for line in (line_a, line_b, line_c, line_d, *lines_e):
         print(f"  {line}")
 
 

@@ -215,3 +215,94 @@ def stdlib_bundle() -> PullRequestBundle:
         files=tuple(files),
         head_paths=tuple(sorted(f.path for f in files)),
     )
+
+
+def _first_module_import(tree: ast.Module) -> str | None:
+    """``import M`` of the module's first plain module-level ``import M`` (one name, no alias)."""
+    for st in tree.body:
+        if isinstance(st, ast.Import) and len(st.names) == 1 and st.names[0].asname is None:
+            return f"import {st.names[0].name}"
+    return None
+
+
+def _first_loop(fn: _Func) -> ast.For | ast.AsyncFor | ast.While | None:
+    """The first loop of ``fn``'s own body (nested definitions left out), in source order."""
+    todo: list[ast.AST] = list(reversed(fn.body))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.For | ast.AsyncFor | ast.While):
+            return node
+        if isinstance(node, _Func | ast.ClassDef | ast.Lambda):
+            continue
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+    return None
+
+
+def every_function_before(after: str) -> tuple[str, int]:
+    """The *before* of an every-function-changed hoist PR: a function-local copy of the module's
+    first ``import M`` inserted in every top-level function (into its first loop, else at the
+    top of its body), and how many functions got one."""
+    tree = ast.parse(after)
+    stmt = _first_module_import(tree)
+    if stmt is None:
+        return after, 0
+    sites: set[tuple[int, int]] = set()
+    for fn in tree.body:
+        if not isinstance(fn, _Func):
+            continue
+        loop = _first_loop(fn)
+        body: list[ast.stmt] = loop.body if loop is not None else fn.body
+        head = loop.lineno if loop is not None else fn.lineno
+        first = body[0]
+        if loop is None and len(body) > 1 and isinstance(first, ast.Expr):
+            first = body[1]  # after the docstring
+        if _start(first) > head:  # not ``for x in y: stmt`` on one line
+            sites.add((_start(first), first.col_offset))
+    lines = after.splitlines(keepends=True)
+    out: list[str] = []
+    for no, line in enumerate(lines, 1):
+        out.extend(" " * col + stmt + "\n" for at, col in sorted(sites) if at == no)
+        out.append(line)
+    before = "".join(out)
+    ast.parse(before)  # the builder must make valid Python
+    return before, len(sites)
+
+
+def every_function_bundle() -> PullRequestBundle:
+    """(e): the same modules, every top-level function with a function-local import in a loop
+    before (hoisted after): every function changes, as in a large hoist PR."""
+    files = []
+    changed = 0
+    for name in MODULES:
+        origin = _origin(name)
+        after = origin.read_text(encoding="utf-8")
+        before, n = every_function_before(after)
+        changed += n
+        path = _repo_path(name, origin)
+        diff = list(
+            difflib.unified_diff(
+                before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}", n=3
+            )
+        )
+        added = sum(1 for ln in diff if ln.startswith("+") and not ln.startswith("+++"))
+        removed = sum(1 for ln in diff if ln.startswith("-") and not ln.startswith("---"))
+        files.append(
+            FileChange(
+                path, "modified", added, removed, patch="".join(diff), before=before, after=after
+            )
+        )
+    meta = PullRequestMeta(
+        repo="bench/cpython",
+        number=3,
+        title=f"refactor: hoist a function-local import out of {changed} functions",
+        body="Removes the function-local imports that repeat a module-level import.",
+        author="bench",
+        base_sha="4" * 40,
+        head_sha="5" * 40,
+    )
+    return PullRequestBundle(
+        source="bundle",
+        pr=meta,
+        files=tuple(files),
+        head_paths=tuple(sorted(f.path for f in files)),
+    )

@@ -66,6 +66,7 @@ _DEV_NAMES = {
 }
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the path, asked per finding and per line
 def category(path: str) -> str:
     """One of source, test, docs, config, build, ci, data, dev (development tooling)."""
     low = path.lower()

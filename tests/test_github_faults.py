@@ -249,3 +249,13 @@ def test_a_rate_limit_wait_past_the_network_deadline_fails_at_once(server, tmp_p
     line = _one_error_line(proc, "the network deadline (github.deadline = 10 s) passed")
     assert "GitHub asks for a 20 s wait, which does not fit" in line, line
     assert elapsed < 8, elapsed
+
+
+def test_slow_answers_add_up_to_the_network_deadline(server, tmp_path):
+    # Every answer takes 0.8 s, well within its own timeout: no request fails alone, but their
+    # sum passes the run's deadline of 2 s at the third request, which ends the run there.
+    server.inject("slow", delay=0.8)
+    proc, _elapsed = _run(server, tmp_path, timeout="5", retries="3", deadline="2")
+    line = _one_error_line(proc, "the network deadline (github.deadline = 2 s) passed")
+    assert "GET /repos/sgl-project/sglang/" in line, line
+    assert server.count <= 3, server.paths()

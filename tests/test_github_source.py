@@ -392,3 +392,20 @@ def _assert_clean_failure(proc, tmp: Path, expected: str) -> None:
     assert "Traceback" not in proc.stderr
     out = tmp / "out"
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_debug_lists_what_each_request_is_for(server, tmp_path):
+    server.max_age = 0  # the re-run revalidates every answer
+    cold = _gh_cli(server, tmp_path, "--debug")
+    assert cold.returncode == 0, cold.stderr
+    lines = [ln for ln in cold.stderr.splitlines() if ln.startswith("debug: request for ")]
+    assert len(lines) == server.count <= 2 + 12, (cold.stderr, server.paths())
+    assert not [ln for ln in lines if ln.startswith("debug: request for ?")], lines
+    assert any(
+        "reading reviews: GET /repos/sgl-project/sglang/pulls/35980/reviews" in ln for ln in lines
+    )
+    server.reset_counts()
+    warm = _gh_cli(server, tmp_path, "--debug")
+    lines = [ln for ln in warm.stderr.splitlines() if ln.startswith("debug: request for ")]
+    assert lines and all(ln.endswith("-> revalidated (304)") for ln in lines), lines
+    assert len(lines) == server.count == server.not_modified, server.paths()

@@ -8,6 +8,7 @@ from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.findings import Finding
 from prreport.python.lazyimports import forbidden
+from prreport.python.scopeindex import scope_index
 from prreport.python.sources import SourceFiles
 
 _WHERE = {
@@ -37,6 +38,9 @@ class LazySyntaxAnalyzer(Analyzer):
             tree = sources.tree(f.path, "after") if f.after is not None else None
             if tree is None:
                 continue
+            ix = scope_index(sources, f.path, "after")  # every import statement, kept per file
+            if ix is not None and not any(b.lazy for b in ix.imports):
+                continue  # no lazy import at all: no walk of the tree for one
             added = set(sources.changed(f).added)
             for bad in forbidden(tree):
                 if bad.line not in added:

@@ -135,11 +135,26 @@ def _on_sigterm(_signum: int, _frame: object) -> None:
     raise Terminated()
 
 
+def _show_requests() -> None:
+    """``--debug``: one stderr line per GitHub request (what it was for, how it was answered)."""
+    import logging  # only for --debug
+
+    log = logging.getLogger("prreport.github.requests")  # sources/github/http.py's REQUEST_LOG
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("debug: request for %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+
+
 def run(debug: bool, body: Callable[[], int]) -> None:
     """Run a command body, turning user errors into one line on stderr and exit status 2
     (SIGINT: 130, SIGTERM: 143)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+    if debug:
+        _show_requests()
     try:
         code = body()
     except PrreportError as exc:

@@ -97,9 +97,16 @@ def _same(a: object, b: object, drop: tuple[type[ast.stmt], ...]) -> bool:
     if ta is not type(b):
         return False
     if isinstance(a, ast.AST):
+        exact = _EXACT
         for name in a._fields:
             va, vb = getattr(a, name, None), getattr(b, name, None)
-            if va is not vb and not _same(va, vb, drop):
+            if va is vb:
+                continue
+            tv = type(va)
+            if tv in exact:  # a name, a number, a string: compared here, not by a call
+                if type(vb) is not tv or va != vb:
+                    return False
+            elif not _same(va, vb, drop):
                 return False
         return True
     if ta is list:
@@ -108,7 +115,12 @@ def _same(a: object, b: object, drop: tuple[type[ast.stmt], ...]) -> bool:
         if drop:
             xs = [x for x in xs if not isinstance(x, drop)]
             ys = [y for y in ys if not isinstance(y, drop)]
-        return len(xs) == len(ys) and all(_same(x, y, drop) for x, y in zip(xs, ys, strict=True))
+        if len(xs) != len(ys):
+            return False
+        for x, y in zip(xs, ys, strict=True):
+            if x is not y and not _same(x, y, drop):
+                return False
+        return True
     if ta in _EXACT:
         return a == b
     return repr(a) == repr(b)  # floats, complex, Ellipsis: as ``ast.dump`` tells them apart

@@ -38,6 +38,7 @@ from prreport.sources.github.http import (
     PageCapReached,
     cache_namespace,
     page_cap,
+    purpose,
 )
 
 T = TypeVar("T")
@@ -112,7 +113,8 @@ class PullRequestApi:
         """Turn PyGithub and network failures into one-line GitHubErrors (``missing``: the 404 text)."""
         where = f"{self.repo_name} PR #{self.number}"
         try:
-            yield
+            with purpose(what):
+                yield
         except RateLimitExceededException as exc:
             wait = getattr(exc, "wait", None)
             asked = f"GitHub asks for a {wait:.0f} s wait" if wait else ""

@@ -128,7 +128,11 @@ class ContextFiles:
             return
         try:
             for start in range(0, len(wanted), _GRAPHQL_BATCH):
-                self._graphql_texts(wanted[start : start + _GRAPHQL_BATCH], commit)
+                self._graphql_texts(
+                    wanted[start : start + _GRAPHQL_BATCH],
+                    commit,
+                    "reading the changed files and the context files they likely need",
+                )
         except GitHubError as exc:
             if "rejected the token" in str(exc) or "rate limit" in str(exc):
                 raise
@@ -178,7 +182,9 @@ class ContextFiles:
             try:
                 for start in range(0, len(missing), _GRAPHQL_BATCH):
                     batch = missing[start : start + _GRAPHQL_BATCH]
-                    result.update(self._graphql_texts(batch, self.head))
+                    result.update(
+                        self._graphql_texts(batch, self.head, "reading the context files asked for")
+                    )
                 missing = []
             except GitHubError as exc:
                 if "rejected the token" in str(exc) or "rate limit" in str(exc):
@@ -196,7 +202,9 @@ class ContextFiles:
                 self._store(p, self.head, text)
         return result
 
-    def _graphql_texts(self, paths: list[str], commit: str) -> dict[str, str | None]:
+    def _graphql_texts(
+        self, paths: list[str], commit: str, what: str = "reading context files"
+    ) -> dict[str, str | None]:
         """Texts of several files at ``commit`` in one GraphQL request (REST needs one per file)."""
         owner, name = self._api.repo_name.split("/")
         variables: dict[str, Any] = {"owner": owner, "name": name}
@@ -213,7 +221,7 @@ class ContextFiles:
             + " } }"
         )
         out: dict[str, str | None] = {}
-        with self._api.calls("reading context files"):
+        with self._api.calls(what):
             _headers, data = self._api.client().requester.graphql_query(query, variables)
             repo = (data.get("data") or {}).get("repository") or {}
             for i, p in enumerate(paths):

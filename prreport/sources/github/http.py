@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import socket
 import threading
 import time
@@ -75,6 +76,33 @@ def _mount(session: requests.Session, scheme: str, adapter: requests.adapters.HT
 # reported as a timeout. The pool classes below tell the timer which socket an attempt uses.
 
 _local = threading.local()
+# ``--debug`` shows this logger: one line per request, with what it was for and how it was answered.
+REQUEST_LOG = logging.getLogger("prreport.github.requests")
+
+
+@contextlib.contextmanager
+def purpose(what: str) -> Iterator[None]:
+    """Requests sent inside the block (in this thread) are for ``what`` (``--debug`` says so)."""
+    old = getattr(_local, "purpose", None)
+    _local.purpose = what
+    try:
+        yield
+    finally:
+        _local.purpose = old
+
+
+def _log_request(request: requests.PreparedRequest, response: Any, network: bool) -> None:
+    """One ``--debug`` line: what the request was for, the request, and how it was answered."""
+    if not REQUEST_LOG.isEnabledFor(logging.DEBUG):
+        return
+    url = urlsplit(request.url or "")
+    target = url.path + (f"?{url.query}" if url.query else "")
+    cached = getattr(response, "from_cache", False)
+    how = "revalidated (304)" if cached and network else "from the cache" if cached else ""
+    status = how or str(getattr(response, "status_code", "?"))
+    REQUEST_LOG.debug(
+        "%s: %s %s -> %s", getattr(_local, "purpose", None) or "?", request.method, target, status
+    )
 
 
 class PageCapReached(Exception):
@@ -253,6 +281,7 @@ class _DeadlineMixin:
                 raise
             if attempt.expired:
                 raise self._expired(attempt, request)
+            _log_request(request, response, attempt.started is not None)
             return response
         finally:
             attempt.pause()

@@ -81,7 +81,9 @@ def _series_prs(api: PullRequestApi, title: str, lo: datetime, hi: datetime) -> 
         _soft(
             api,
             "searching for the PR series",
-            lambda: api.listing(api.client().search_issues(query), "searching", 100),
+            lambda: api.listing(
+                api.client().search_issues(query), "searching for the PR series", 100
+            ),
         )
         or []
     )
@@ -119,7 +121,9 @@ def _same_file_prs(
                 api,
                 f"listing recent commits of {f.before_path}",
                 lambda p=f.before_path: api.listing(
-                    api.repo().get_commits(path=p, since=lo, until=hi), f"listing {p}", 100
+                    api.repo().get_commits(path=p, since=lo, until=hi),
+                    f"listing recent commits of {p}",
+                    100,
                 ),
             )
             or []
