@@ -8,6 +8,8 @@
   line inserted in its isort group).
 - ``importblock``: the import block as both sides see it (text, lines, isort sections, spans).
 - ``contracts``: the import-linter contract a hoisted import relies on, ready to paste.
+- ``leaftest``: the same fact as a short ``ast`` test (module-level imports only), run on the
+  head source before it is printed.
 
 Codemods read the code model (``prreport.python``) and know nothing of findings or reports.
 """
