@@ -48,9 +48,9 @@ def test_python_layout_namespace_and_heavy_init_give_safe_and_the_root_contract(
     (contract,) = _of(a, "contract.implicit")
     assert contract.symbol == STAGING and contract.details["forbidden"] == ["sglang"]
     assert contract.details["module_path"] == f"{PKG}/common/staging_handler.py"
-    assert "sglang.srt.disaggregation.nixl" in contract.details["forbidden_checked"]
-    assert "[[tool.importlinter.contracts]]" in contract.details["contract_toml"]
-    assert "[importlinter:contract:" in contract.details["contract_ini"]
+    # the root package, as its wildcard; no contract: staging_handler imports sglang in functions
+    assert contract.details["forbidden_checked"] == ["sglang.**"]
+    assert contract.details["contract_toml"] is None and contract.details["test_verified"]
     assert a.model.summary.action["level"] != "block"
 
 

@@ -231,6 +231,9 @@ def _imports_only(cid: str, quote: str, findings: list[Finding], verdict: str) -
         "outside": outside + [m for m in first_party if m.split(".")[0] not in named],
         "allowed_stdlib": stdlib,
         "allowed": sorted(named),
+        # what the module really imports, as the gist says it: the standard library, and the rest
+        "imports_stdlib": any(m.split(".")[0] in _STDLIB for m in imports),
+        "imports_other": sorted({m for m in imports if m.split(".")[0] not in _STDLIB}),
     }
     status = "contradicted" if fact["outside"] else "supported"
     return _Answer(status, [subject], fact)
