@@ -14,7 +14,7 @@ from typing import cast
 _TEMPLATE = """import ast
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[1] / "{path}"  # a test folder at the repository root
+SOURCE = Path(__file__).resolve().parents[1] / "{path}"  # in tests/ at the root
 PACKAGE, FORBIDDEN = "{package}", ({forbidden})
 
 

@@ -199,9 +199,20 @@ def next_steps_of(findings: list[Finding], risks: list[dict[str, Any]]) -> list[
                 "paths": sorted({fd.path for fd in hoistable}),
             }
         )
-    if any(r["id"] == "no-tests" for r in risks):
+    # An import-only change has no behaviour for a test to run: the contract test (above) is
+    # the test it needs, not a generic one.
+    if any(r["id"] == "no-tests" for r in risks) and not _imports_only(findings):
         out.append({"what": "add-tests"})
     return out
+
+
+_IMPORT_ONLY = ("import.", "loop.", "guard.preserved", "cycle.", "contract.", "lazy-import.")
+
+
+def _imports_only(findings: list[Finding]) -> bool:
+    """Every finding is about imports (or says a function is unchanged apart from them)."""
+    kinds = {fd.kind for fd in findings} - {"behavior.unchanged", "api.unchanged"}
+    return bool(kinds) and all(k.startswith(_IMPORT_ONLY) for k in kinds)
 
 
 def key_symbols_of(findings: list[Finding]) -> tuple[str, ...]:
