@@ -168,7 +168,9 @@ def _by_kinds(cid: str, quote: str, findings: list[Finding], verdict: str) -> _A
 
 
 def _symbols(fds: list[Finding]) -> list[str]:
-    return list(dict.fromkeys(fd.symbol for fd in fds if fd.symbol))[:6]
+    """The symbols, a function nested in another one listed left out (its parent says it)."""
+    names = list(dict.fromkeys(fd.symbol for fd in fds if fd.symbol))
+    return [n for n in names if not any(n.startswith(f"{p}.<locals>.") for p in names)][:6]
 
 
 def _no_cycle(cid: str, quote: str, findings: list[Finding], verdict: str) -> _Answer:
