@@ -312,7 +312,7 @@ def test_seed_report_states_the_implicit_contract_in_both_languages(tmp_path: Pa
     cfg = Config(git=GitConfig(repo=str(repo.path)))
     a = analyse(gather(GitSource(str(seed_pr.PR_NUMBER), cfg.git), cfg), cfg)
     en, zh = _render(a, "en"), _render(a, "zh")
-    handler = f"`{PKG}/common/staging_handler.py`"
+    handler = "`common/staging_handler.py`"
     en_line = next(ln for ln in en.splitlines() if "**Implicit contract**" in ln)
     assert handler in en_line and "does not import `sglang` at module level" in en_line
     assert "the import cycle appears at once" in en_line

@@ -19,6 +19,20 @@ def headline_of(findings: list[Finding], files: list[FileEntry], verdict: str) -
     hoisted_files = sorted({fd.path for fd in findings if fd.kind == "import.hoisted"})
     tests = {f.path for f in files if f.category == "test"}
     code = {k: names_of(findings, k) for k in sorted(kinds) if k.startswith(("code.", "symbol."))}
+    # Headlines follow ``proven``: a branch rewrite not proven equivalent (a branch dropped, an
+    # early return answering otherwise) is not called a collapse of duplicated branches.
+    if "code.branches-collapsed" in code:
+        unproven = [
+            fd
+            for fd in findings
+            if fd.kind == "code.branches-collapsed"
+            and (fd.details.get("proven") is not True or fd.details.get("behavior_change") is True)
+        ]
+        rewritten = names_of(unproven, "code.branches-collapsed")
+        collapsed = [n for n in code.pop("code.branches-collapsed") if n not in rewritten]
+        code |= {"code.branches-collapsed": collapsed} if collapsed else {}
+        code |= {"code.branches-rewritten": rewritten} if rewritten else {}
+        code = dict(sorted(code.items()))
     behavior = (
         "changed"
         if kinds["behavior.changed"]
