@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 from prreport.config import AnalysisConfig, Config, GitConfig
 from prreport.pipeline import Analysis, analyse, gather

@@ -12,9 +12,9 @@ from typing import cast
 
 # The printed test, filled in per target; the check function is what _verified executes.
 _TEMPLATE = """import ast
-from pathlib import Path
+from pathlib import Path  # this file goes in a test folder at the repository root
 
-SOURCE = Path(__file__).resolve().parents[1] / "{path}"  # in tests/ at the root
+SOURCE = Path(__file__).parents[1] / "{path}"
 PACKAGE, FORBIDDEN = "{package}", ({forbidden})
 
 
@@ -35,7 +35,7 @@ def module_level_imports(source):  # what runs on import: not in functions, not 
 
 def test_{ident}_imports_no_{what}_at_module_level():
     found = [m for m in module_level_imports(SOURCE.read_text()) if (m + ".").startswith(FORBIDDEN)]
-    assert not found, f"{{found}} imported at module level: the hoists in {importers} rely on it"
+    assert not found, f"{{found}}: the hoists in {importers} rely on none"
 """
 
 
