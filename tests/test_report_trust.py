@@ -177,3 +177,16 @@ def test_headline_follows_proven_and_the_verdict_names_the_input(tmp_path):
         verdict,
     ), verdict
     assert "当 `class_type == KVClassType.KVARGS" in zh
+
+
+def test_main_body_lists_show_five_and_fold_the_rest():
+    from tests.corpus_texts import corpus_analysis
+
+    snippets = render_markdown(corpus_analysis("uvicorn-587a1ccc").model, "en")
+    section = _section(snippets, "Implementation breakdown")
+    shown = section.split("<details>")[0]
+    assert shown.count("\n### ") == 5 and "<summary>More snippets (1)</summary>" in section
+    left = render_markdown(corpus_analysis("alembic-19d44660").model, "en")
+    edits = _section(left, "Lines left to review")
+    assert edits.split("<details>")[0].count("\n- `") == 5
+    assert re.search(r"<summary>More edits left to review \(\d+\)</summary>", edits)
