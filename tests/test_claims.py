@@ -185,7 +185,7 @@ def test_seed_report_verifies_what_staging_handler_imports(seed_repo):
     md = render_markdown(model, "en")
     assert (
         "**verified**: `sglang.srt.disaggregation.common.staging_handler`'s module-level imports are "
-        "`dataclasses`, `logging`, `threading`, `time` and `torch`; no first-party import"
+        "`dataclasses`, `logging`, `threading`, `time`, `torch` and `typing`; no first-party import"
     ) in md
 
 

@@ -139,3 +139,9 @@ def test_the_test_is_not_verified_when_head_already_violates_it():
             STAGING, HANDLER, ["sglang"], CONN, seed_pr.STAGING_HANDLER + extra
         ).verified
     assert leaf_test(STAGING, HANDLER, ["sglang"], CONN, seed_pr.STAGING_HANDLER).verified
+
+
+def test_a_top_level_module_and_importer_get_a_checked_test():
+    # alembic-9533b119: an importer at the repository root (no folder in its path)
+    test = leaf_test("pkgmod", "pkgmod.py", ["pkgmod"], ["script.py"], "import os\n")
+    assert test.verified and "the hoists in script.py rely on none" in test.text

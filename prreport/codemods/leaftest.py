@@ -61,9 +61,7 @@ def leaf_test(
         forbidden=" ".join(f'"{f}.",' for f in forbidden),
         ident=leaf,
         what=what,
-        importers=" and ".join(
-            p.rsplit("/", 2)[-2] + "/" + p.rsplit("/", 1)[-1] for p in importers
-        ),
+        importers=" and ".join("/".join(p.split("/")[-2:]) for p in importers),
     )
     verified = head is not None and _verified(text, module_path, forbidden, head)
     return LeafTest(text, f"tests/test_{leaf}_imports.py", verified)
