@@ -66,11 +66,10 @@ def test_next_steps_name_the_contract_the_hoist_relies_on_and_the_rest_of_the_ho
     ]
     action = action_of(risks, [contract, hoisted, lazy, named, elsewhere])
     assert action["level"] == "skim"
-    assert [s["what"] for s in action["next_steps"]] == [
-        "add-contract",
-        "extend-hoist",
-        "add-tests",
-    ]
+    # an import-only PR gets the contract's test, not a generic "add a test" (issue 32 §5)
+    assert [s["what"] for s in action["next_steps"]] == ["add-contract", "extend-hoist"]
+    changed = Finding("behavior.changed", "pkg/a.py", 9, "run", "changed", {})
+    assert action_of(risks, [contract, hoisted, changed])["next_steps"][-1]["what"] == "add-tests"
     assert action["next_steps"][0]["forbidden"] == ["pkg"]
     assert action["next_steps"][1]["names"] == ["decode"]  # not yaml: that file hoists nothing
     assert [x["what"] for x in action["look_at"]] == ["kept-lazy"]

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 from prreport.config import AnalysisConfig, Config, GitConfig
 from prreport.pipeline import Analysis, analyse, gather
@@ -63,6 +55,7 @@ def test_seed_hoist_is_cycle_safe_naming_what_the_target_imports(seed):
             "threading",
             "time",
             "torch",
+            "typing",
         ]
         assert f.details["names"] == ["handle_staging_rsp", "handle_watermark_msg"]
         assert f.details["chain"] == [] and f.details["complete"] is True
@@ -71,28 +64,6 @@ def test_seed_hoist_is_cycle_safe_naming_what_the_target_imports(seed):
         safe[CONN_FILES[0]].details["importer_module"] == "sglang.srt.disaggregation.mooncake.conn"
     )
     assert not _kind(seed, "cycle.risk")
-
-
-def test_seed_emits_a_ready_to_paste_import_linter_contract(seed):
-    (contract,) = _kind(seed, "contract.implicit")
-    d = contract.details
-    assert contract.symbol == STAGING and d["module"] == STAGING
-    # the target imports nothing first-party: it must keep importing no sglang at all (the
-    # seed's risk 1), which covers both importers' packages
-    assert d["forbidden"] == ["sglang"] and d["target_imports_first_party"] is False
-    assert d["verified"] is True
-    assert d["importers"] == sorted(CONN_FILES)
-    toml = d["contract"]
-    assert "\n[[tool.importlinter.contracts]]\n" in toml and d["root_package"] == "sglang"
-    assert 'type = "forbidden"' in toml
-    assert f'source_modules = ["{STAGING}"]' in toml
-    assert '    "sglang.srt.disaggregation.nixl",\n' in toml and '"sglang",' not in toml
-    ini = d["contract_ini"]
-    assert "\n[importlinter:contract:" in ini and "type = forbidden" in ini
-    assert f"source_modules =\n    {STAGING}\n" in ini
-    # The TOML really is TOML, with the fields import-linter reads.
-    parsed = tomllib.loads(toml)["tool"]["importlinter"]["contracts"][0]
-    assert parsed["source_modules"] == [STAGING] and parsed["type"] == "forbidden"
 
 
 def test_seed_touched_functions_are_behaviour_unchanged_and_verdict_pure(seed):
@@ -117,33 +88,6 @@ def test_seed_touched_functions_are_behaviour_unchanged_and_verdict_pure(seed):
     assert len(boot.explains) == 8 and all(side == "-" for _p, side, _n in boot.explains)
     assert seed.model.summary.verdict == "pure-refactor"
     assert seed.model.summary.explained_lines == seed.model.summary.changed_lines > 0
-
-
-def _lint_imports(repo: Path, config_name: str, text: str) -> subprocess.CompletedProcess[str]:
-    (repo / config_name).write_text(text, encoding="utf-8")
-    exe = Path(sys.executable).with_name("lint-imports")
-    env = dict(os.environ, PYTHONPATH=str(repo / "python"))
-    args = [str(exe), "--config", config_name, "--no-cache"]
-    return subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
-
-
-def test_seed_contract_is_kept_by_import_linter_and_breaks_on_a_back_import(seed, tmp_path):
-    from tests.fixtures.seed_pr import build_seed_repo
-
-    (contract,) = _kind(seed, "contract.implicit")
-    repo, _base, _sha = build_seed_repo(tmp_path / "sglang")
-    toml = '[tool.importlinter]\nroot_package = "sglang"\n\n' + contract.details["contract"]
-    ini = "[importlinter]\nroot_package = sglang\n\n" + contract.details["contract_ini"]
-    for name, text in (("pyproject.toml", toml), (".importlinter", ini)):
-        kept = _lint_imports(repo.path, name, text)
-        assert kept.returncode == 0 and "1 kept, 0 broken" in kept.stdout, kept.stdout + kept.stderr
-    handler = repo.path / PKG / "common/staging_handler.py"
-    handler.write_text(
-        handler.read_text()
-        + "\nfrom sglang.srt.disaggregation.nixl import conn  # the cycle the hoist relies on not existing\n"
-    )
-    broken = _lint_imports(repo.path, "pyproject.toml", toml)
-    assert broken.returncode != 0 and "0 kept, 1 broken" in broken.stdout
 
 
 # --- negative cases -------------------------------------------------------------------------
@@ -218,7 +162,10 @@ def test_function_local_and_type_checking_imports_of_the_target_are_not_edges(tm
     ]
     (contract,) = _kind(result, "contract.implicit")
     assert contract.details["forbidden"] == ["pkg"]  # b imports nothing first-party
-    assert contract.details["forbidden_checked"] == ["pkg.a"]
+    assert contract.details["forbidden_checked"] == ["pkg.**"]
+    # ... at module level: import-linter counts the other two, so no contract holds; the test does
+    assert contract.details["contract_holds"] is False and contract.details["contract"] is None
+    assert contract.details["test_verified"] is True
 
 
 def test_new_module_imports_are_checked_but_suggest_no_contract(tmp_path):

@@ -174,11 +174,18 @@ def test_seed_report_verifies_what_staging_handler_imports(seed_repo):
     model = analyse(gather(GitSource(str(seed_pr.PR_NUMBER), cfg.git), cfg), cfg).model
     only = by_id(list(model.claims))["imports-only"]
     assert only["status"] == "supported"
-    assert only["fact"]["imports"] == ["dataclasses", "logging", "threading", "time", "torch"]
+    assert only["fact"]["imports"] == [
+        "dataclasses",
+        "logging",
+        "threading",
+        "time",
+        "torch",
+        "typing",
+    ]
     md = render_markdown(model, "en")
     assert (
         "**verified**: `sglang.srt.disaggregation.common.staging_handler`'s module-level imports are "
-        "`dataclasses`, `logging`, `threading`, `time` and `torch`; no first-party import"
+        "`dataclasses`, `logging`, `threading`, `time`, `torch` and `typing`; no first-party import"
     ) in md
 
 

@@ -56,11 +56,13 @@ def test_comment_order_badge_table_then_details(seed_comment):
     assert "✅ passes" in lines[table[-1]]
     summaries = re.findall(r"<summary>([^<(]+)", body)
     assert [s.strip() for s in summaries] == [
+        "Claims checked",
         "Implementation breakdown",
         "Files",
         "Behaviour differences",
         "Imports left function-local",
         "Risks",
+        "tests/test_staging_handler_imports.py",  # the contract's test, inside Risks
         "Related PRs",
     ]
     assert body.count("<details>") == body.count("</details>") == len(summaries)
@@ -70,7 +72,8 @@ def test_first_screen_fits_and_the_comment_is_small(seed_comment):
     body, _sha = seed_comment
     above = body.split("<details>")[0]
     assert above.count("\n") <= 25, above
-    assert len(body) < 8_000 and body.count("\n") < 100  # was ~12 KB / 182 lines: the full report
+    # issue 32: at most 10 KB, with the claims and the contract's test (the full report: ~16 KB)
+    assert len(body.encode()) <= 10_240 and body.count("\n") < 130
 
 
 def test_no_h1_and_no_motivation_echo(seed_comment):

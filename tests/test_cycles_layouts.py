@@ -48,9 +48,9 @@ def test_python_layout_namespace_and_heavy_init_give_safe_and_the_root_contract(
     (contract,) = _of(a, "contract.implicit")
     assert contract.symbol == STAGING and contract.details["forbidden"] == ["sglang"]
     assert contract.details["module_path"] == f"{PKG}/common/staging_handler.py"
-    assert "sglang.srt.disaggregation.nixl" in contract.details["forbidden_checked"]
-    assert "[[tool.importlinter.contracts]]" in contract.details["contract_toml"]
-    assert "[importlinter:contract:" in contract.details["contract_ini"]
+    # the root package, as its wildcard; no contract: staging_handler imports sglang in functions
+    assert contract.details["forbidden_checked"] == ["sglang.**"]
+    assert contract.details["contract_toml"] is None and contract.details["test_verified"]
     assert a.model.summary.action["level"] != "block"
 
 
@@ -312,7 +312,7 @@ def test_seed_report_states_the_implicit_contract_in_both_languages(tmp_path: Pa
     cfg = Config(git=GitConfig(repo=str(repo.path)))
     a = analyse(gather(GitSource(str(seed_pr.PR_NUMBER), cfg.git), cfg), cfg)
     en, zh = _render(a, "en"), _render(a, "zh")
-    handler = f"`{PKG}/common/staging_handler.py`"
+    handler = "`common/staging_handler.py`"
     en_line = next(ln for ln in en.splitlines() if "**Implicit contract**" in ln)
     assert handler in en_line and "does not import `sglang` at module level" in en_line
     assert "the import cycle appears at once" in en_line

@@ -47,7 +47,8 @@ def test_seed_names_what_this_pr_uses_and_the_follow_up_that_changed_it(seed_rep
     assert by[36030]["reasons"][0] == "changes-imports"
     assert by[35838]["brief"] is True
     md = got["md"]
-    assert f"It changed `{handler}`, the module this PR now imports" in md
+    assert "It changed `common/staging_handler.py`, the module this PR now imports" in md
+    assert "(direct base)" in md  # #35948 made the module this PR now imports from
     assert (
         "- Also in the series `refactor(disagg)`: #35838 refactor(disagg): remove unreferenced dead code."
         in md

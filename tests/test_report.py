@@ -23,6 +23,7 @@ from prreport.bundle import (
     PullRequestMeta,
     RelatedCandidate,
 )
+from prreport.codemods.leaftest import leaf_test
 from prreport.config import Config, GitConfig, ReportConfig
 from prreport.findings import Diagnostic, Finding
 from prreport.pipeline import analyse, gather
@@ -48,9 +49,9 @@ STAGING = "sglang.srt.disaggregation.common.staging_handler"
 # Section headings of the seed report, in its order (levels 1-2), and their English equivalents.
 ZH_SECTIONS = [
     "执行摘要",
+    "声明核查",
     "功能与动机",
     "实现拆解",
-    "关键文件",
     "关键符号",
     "关键源码片段",
     "评论区精华",
@@ -59,9 +60,9 @@ ZH_SECTIONS = [
 ]
 EN_SECTIONS = [
     "Executive summary",
+    "Claims checked",
     "Motivation",
     "Implementation breakdown",
-    "Key files",
     "Key symbols",
     "Key source snippets",
     "Review highlights",
@@ -220,6 +221,15 @@ def _hoist_findings(
     return out
 
 
+_LEAF = leaf_test(
+    STAGING,
+    f"{PKG}/common/staging_handler.py",
+    ["sglang"],
+    [MOONCAKE, NIXL],
+    seed_pr.STAGING_HANDLER,
+)
+
+
 def hand_built() -> tuple[PullRequestBundle, list[Finding], list[Diagnostic]]:
     """The seed PR as a GitHub-style bundle (reviews, CI, related) with contract findings."""
     base = seed_pr.base_files()
@@ -268,7 +278,13 @@ def hand_built() -> tuple[PullRequestBundle, list[Finding], list[Diagnostic]]:
                 "module_path": f"{PKG}/common/staging_handler.py",
                 "importers": [f"{PKG}/mooncake/conn.py", f"{PKG}/nixl/conn.py"],
                 "forbidden": ["sglang"],
-                "contract": f"[importlinter:contract:staging-handler-leaf]\nname = {STAGING} imports no sglang\ntype = forbidden\nsource_modules =\n    {STAGING}\nforbidden_modules =\n    sglang",
+                # staging_handler imports sglang inside a function and under TYPE_CHECKING, as
+                # the real one: the ast test is offered, no import-linter contract holds
+                "test": _LEAF.text,
+                "test_path": _LEAF.path,
+                "test_verified": _LEAF.verified,
+                "contract_holds": False,
+                "contract": None,
             },
         ),
         Finding(
@@ -418,13 +434,17 @@ def test_zh_sections_follow_the_seed_order(hand_model):
 
 
 def test_seed_headings_are_the_ones_checked():
-    """The list the tests use is the exemplar's own headings and labels, in its order."""
+    """The list the tests use is the exemplar's own headings and labels, in its order, but for
+    the claims placed after the executive summary and the key files merged into the breakdown
+    (issue 32)."""
     if not SEED_REPORT.is_file():
         pytest.skip("the exemplar report is not in this checkout")
     seed = SEED_REPORT.read_text(encoding="utf-8")
+    names = [n for n in ZH_SECTIONS if n != "声明核查"]
+    names.insert(names.index("关键符号"), "关键文件")
     found = [
         (seed.find(f"# {name}") if f"# {name}" in seed else seed.find(f"\n{name}："))
-        for name in ZH_SECTIONS
+        for name in names
     ]
     assert -1 not in found and found == sorted(found)
 
@@ -804,7 +824,7 @@ def test_mixed_refactor_report_describes_every_refactor(mixed):
     assert "renames old_name → new_name" in md and "no behaviour change (pure refactor)" in md
     # The new helper is shown with its real line numbers; functions accounted for are not "changed".
     assert (
-        "### `pkg/io.py` lines 4–7\n\nThe new function `_write_json` (lines 4–7), extracted from `save_a` and `save_b`"
+        "### `pkg/io.py` lines 4–7\n\nThe new function `_write_json`, extracted from `save_a` and `save_b`"
         in md
     )
     assert "def _write_json(path, data):" in md

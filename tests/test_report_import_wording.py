@@ -22,7 +22,9 @@ def pip_lazy_urllib() -> Analysis:
 
 
 def _item(markdown: str, path: str) -> str:
-    [line] = [ln for ln in markdown.splitlines() if re.match(rf"\d+\. \*\*`{re.escape(path)}`", ln)]
+    # the breakdown item of the file (its path linked when the source has a URL)
+    item = rf"\d+\. \*\*\[?`{re.escape(path)}`"
+    [line] = [ln for ln in markdown.splitlines() if re.match(item, ln)]
     return line
 
 

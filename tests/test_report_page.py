@@ -217,14 +217,21 @@ def test_unrelated_lazy_imports_go_to_a_collapsed_appendix_and_stay_in_the_json(
 
 def test_no_appendix_when_every_lazy_import_is_related():
     md = render_markdown(_model(), "en")
-    assert "<details>" not in md and "# Appendix" not in md
+    assert "Other function-local imports" not in md and "# Appendix" not in md
 
 
-def test_key_files_do_not_repeat_the_breakdown():
+def test_key_files_are_merged_into_the_breakdown():
     for lang in ("en", "zh"):
         md = render_markdown(_model(), lang)
-        items = re.findall(r"^\d+\. \*\*`[^`]+` ?[(（][^)）]+[)）]\*\*[:：] ?(.+)$", md, re.M)
-        assert len(items) == 2
+        assert "## Key files" not in md and "## 关键文件" not in md
+        # each source file is one breakdown item: its link, counts, module and change type
+        items = re.findall(
+            r"^\d+\. \*\*\[`[^`]+`\]\([^)]+\) ?[(（][^)）]+[)）]\*\* ?[(（]([^)）]+)[)）][:：] ?(.+)$",
+            md,
+            re.M,
+        )
+        assert len(items) == 2 and all("sglang.srt.disaggregation" in key for key, _ in items)
+        items = [text for _key, text in items]
         for text in items:
             assert md.count(text) == 1, f"repeated: {text}"
         lines = [

@@ -8,6 +8,7 @@ from prreport.analyzers import Analyzer, register
 from prreport.bundle import PullRequestBundle
 from prreport.classify import category
 from prreport.codemods.contracts import contract_texts, enforceable, forbidden_package
+from prreport.codemods.leaftest import imported_anywhere, leaf_test
 from prreport.findings import ContextRequest, Finding
 from prreport.python.importgraph import Exploration
 from prreport.python.initorder import InitWalk, name_state
@@ -195,7 +196,7 @@ class CycleAnalyzer(Analyzer):
         for target, items in sorted(safe_by_target.items()):
             if any(f.kind == "cycle.risk" and f.symbol == target for f in findings):
                 continue
-            findings.append(_contract_finding(target, items, index))
+            findings.append(_contract_finding(target, items, index, sources))
         return sorted(findings, key=Finding.sort_key)
 
     def _walks(self, bundle: PullRequestBundle, sources: SourceFiles) -> Walks:
@@ -242,14 +243,22 @@ def _walk_finding(h: NewLoad, ex: Exploration, index: ModuleIndex, depth: int) -
     return Finding(kind, h.file.path, h.bindings[0].line, h.target, message, details)
 
 
-def _contract_finding(target: str, items: Walks, index: ModuleIndex) -> Finding:
-    """``contract.implicit``: what ``target`` must keep not importing for its importers' sake."""
+def _contract_finding(
+    target: str, items: Walks, index: ModuleIndex, sources: SourceFiles
+) -> Finding:
+    """``contract.implicit``: what ``target`` must keep not importing for its importers' sake,
+    as a test checked on the head source, and as an import-linter contract when one holds there
+    (import-linter counts imports inside functions and under ``TYPE_CHECKING`` too)."""
     forbidden = sorted({forbidden_package(h.importer, target, ex) for h, ex in items})
     if target.split(".")[0] in forbidden:
         forbidden = [target.split(".")[0]]  # the root covers every importer's package
-    checked = enforceable(target, forbidden, index)
-    toml, ini = contract_texts(target, forbidden, checked)
+    path = index.path_of(target) or ""
+    head = sources.text(path, "head") if path else None
     importers = sorted({h.file.path for h, _ in items})
+    test = leaf_test(target, path, forbidden, importers, head)
+    holds = head is not None and not _imports_any(target, path, forbidden, head)
+    checked = enforceable(target, forbidden)
+    toml, ini = contract_texts(target, forbidden, checked) if holds else (None, None)
     return Finding(
         "contract.implicit",
         importers[0],
@@ -258,12 +267,16 @@ def _contract_finding(target: str, items: Walks, index: ModuleIndex) -> Finding:
         f"{target} must keep not importing {', '.join(forbidden)} at module level",
         {
             "module": target,
-            "module_path": index.path_of(target) or "",
+            "module_path": path,
             "forbidden": forbidden,
             "forbidden_checked": checked,
             "root_package": target.split(".")[0],
             "importers": importers,
             "importer_modules": sorted({h.importer for h, _ in items}),
+            "test": test.text,
+            "test_path": test.path,
+            "test_verified": test.verified,
+            "contract_holds": holds,
             "contract": toml,
             "contract_toml": toml,
             "contract_ini": ini,
@@ -271,3 +284,10 @@ def _contract_finding(target: str, items: Walks, index: ModuleIndex) -> Finding:
             "verified": all(ex.complete for _h, ex in items),
         },
     )
+
+
+def _imports_any(target: str, path: str, forbidden: list[str], head: str) -> bool:
+    try:
+        return imported_anywhere(target, path, forbidden, head)
+    except (SyntaxError, ValueError, RecursionError):
+        return True  # unreadable: no contract is claimed to hold

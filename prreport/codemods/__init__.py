@@ -10,6 +10,8 @@
 - ``lazyoffer``: a function-local import made a module-level PEP 810 ``lazy`` import, as a
   diff checked against the tree (refused when a module global would change meaning).
 - ``contracts``: the import-linter contract a hoisted import relies on, ready to paste.
+- ``leaftest``: the same fact as a short ``ast`` test (module-level imports only), run on the
+  head source before it is printed.
 
 Codemods read the code model (``prreport.python``) and know nothing of findings or reports.
 """

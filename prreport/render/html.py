@@ -140,14 +140,17 @@ def _plain(inline: Token) -> str:
 
 
 def _details_blocks(tokens: list[Token]) -> list[Token]:
-    """Top-level paragraphs ``<details>``/``<summary>…</summary>`` and ``</details>`` as HTML.
+    """Paragraphs ``<details>``/``<summary>…</summary>`` and ``</details>`` outside block quotes
+    (at the top level, or in a list item of the report's own) as HTML.
 
-    PR text cannot make them: it is quoted (not top level) or escaped (``\\<details\\>``)."""
+    PR text cannot make them: it is quoted (in a block quote) or escaped (``\\<details\\>``)."""
     out: list[Token] = []
     k = 0
+    quoted = 0
     while k < len(tokens):
         tok = tokens[k]
-        if tok.type == "paragraph_open" and tok.level == 0 and k + 2 < len(tokens):
+        quoted += {"blockquote_open": 1, "blockquote_close": -1}.get(tok.type, 0)
+        if tok.type == "paragraph_open" and not quoted and k + 2 < len(tokens):
             content = tokens[k + 1].content
             m = _DETAILS_OPEN.fullmatch(content)
             if m:

@@ -19,7 +19,20 @@ def render_markdown(model: ReportModel, lang: str, page: str = "") -> str:
     text = tpl.render(m=model, r=report_view(model, lang), page=page)
     if lang == "zh":
         text = _zh_spacing(text)
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    return collapse_blank_lines(text).rstrip() + "\n"
+
+
+def collapse_blank_lines(text: str) -> str:
+    """Runs of blank lines made one, outside code fences (code keeps its own blank lines)."""
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 # A counted noun runs into the Chinese word after it ("等 6 个为函数内导入", not "6 个 为").
@@ -45,7 +58,7 @@ def render_comment(model: ReportModel, lang: str, gate: dict[str, Any] | None = 
     """
     tpl = environment().get_template(f"{lang}/comment.md.j2")
     text = tpl.render(m=model, r=report_view(model, lang), gate=gate)
-    text = re.sub(r"\n{3,}", "\n\n", text).rstrip() + "\n"
+    text = collapse_blank_lines(text).rstrip() + "\n"
     return _zh_spacing(text) if lang == "zh" else text
 
 

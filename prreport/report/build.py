@@ -15,7 +15,7 @@ from prreport.report.ledger import ledger_of
 from prreport.report.lines import review_lines
 from prreport.report.model import ReportModel, Summary
 from prreport.report.publicapi import public_api_of
-from prreport.report.reconcile import account, accounted, confirm_by_behavior
+from prreport.report.reconcile import account, accounted, confirm_by_behavior, keep_contracts
 from prreport.report.related import related_of
 from prreport.report.review import review_facts
 from prreport.report.risks import risks_of
@@ -42,7 +42,7 @@ def build_model(
 ) -> ReportModel:
     """Compute the report model from a bundle and its findings."""
     pr = bundle.pr
-    findings = account(confirm_by_behavior(sorted(findings, key=Finding.sort_key)))
+    findings = keep_contracts(account(confirm_by_behavior(sorted(findings, key=Finding.sort_key))))
     # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
     live = [fd for fd in findings if not accounted(fd)]
     # Every changed line and what explains it, once: the verdict, counts, risks and snippets read

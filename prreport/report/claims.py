@@ -168,7 +168,9 @@ def _by_kinds(cid: str, quote: str, findings: list[Finding], verdict: str) -> _A
 
 
 def _symbols(fds: list[Finding]) -> list[str]:
-    return list(dict.fromkeys(fd.symbol for fd in fds if fd.symbol))[:6]
+    """The symbols, a function nested in another one listed left out (its parent says it)."""
+    names = list(dict.fromkeys(fd.symbol for fd in fds if fd.symbol))
+    return [n for n in names if not any(n.startswith(f"{p}.<locals>.") for p in names)][:6]
 
 
 def _no_cycle(cid: str, quote: str, findings: list[Finding], verdict: str) -> _Answer:
@@ -231,6 +233,9 @@ def _imports_only(cid: str, quote: str, findings: list[Finding], verdict: str) -
         "outside": outside + [m for m in first_party if m.split(".")[0] not in named],
         "allowed_stdlib": stdlib,
         "allowed": sorted(named),
+        # what the module really imports, as the gist says it: the standard library, and the rest
+        "imports_stdlib": any(m.split(".")[0] in _STDLIB for m in imports),
+        "imports_other": sorted({m for m in imports if m.split(".")[0] not in _STDLIB}),
     }
     status = "contradicted" if fact["outside"] else "supported"
     return _Answer(status, [subject], fact)

@@ -224,6 +224,8 @@ def _code_fact(fd: Finding) -> dict[str, Any]:
         "base_path": d.get("base_path", ""),
         "base_line": d.get("base_line"),
         "base_provides": d.get("base_provides"),
+        # an abstract base whose every concrete subclass overrides the method: no call ran it
+        "base_abstract": d.get("base_abstract") is True,
         "base_body_kind": d.get("base_body_kind", ""),
         "members": [],  # set when several dropped overrides of one class are told together
         "owner": "",

@@ -96,3 +96,46 @@ def _names_inputs(fd: Finding) -> bool:
 def accounted(fd: Finding) -> bool:
     """A ``behavior.changed`` a proven refactor finding accounts for (not a change the report stands by)."""
     return fd.kind == "behavior.changed" and bool(fd.details.get("accounted_by"))
+
+
+def keep_contracts(findings: list[Finding]) -> list[Finding]:
+    """A function-local import, in a module a ``contract.implicit`` says must not import a
+    package at module level, of that package is no candidate for hoisting: hoisted, it would
+    break the contract the same report proposes (reason ``contract``, no follow-up diff)."""
+    rules = {
+        str(fd.details.get("module_path")): (str(fd.details.get("module")), fd.details["forbidden"])
+        for fd in findings
+        if fd.kind == "contract.implicit" and fd.details.get("forbidden")
+    }
+    if not rules:
+        return findings
+    out = []
+    for fd in findings:
+        rule = rules.get(fd.path) if fd.kind == "lazy-import.retained" else None
+        if rule is not None and fd.details.get("reason") in ("hoistable", "heavy-dependency"):
+            module, forbidden = rule
+            target = _absolute(str(fd.details.get("module") or ""), module, fd.path)
+            if any(target == f or target.startswith(f + ".") for f in forbidden):
+                fd = replace(
+                    fd,
+                    details={
+                        **fd.details,
+                        "reason": "contract",
+                        "contract_module": module,
+                        "contract_forbidden": list(forbidden),
+                        "followup_diff": "",
+                    },
+                )
+        out.append(fd)
+    return out
+
+
+def _absolute(imported: str, importer: str, path: str) -> str:
+    """``imported`` as a dotted name (a relative import read from ``importer``'s package)."""
+    level = len(imported) - len(imported.lstrip("."))
+    if not level:
+        return imported
+    package = importer if path.endswith("__init__.py") else importer.rpartition(".")[0]
+    base = package.rsplit(".", level - 1)[0] if level > 1 else package
+    rest = imported[level:]
+    return f"{base}.{rest}" if rest else base

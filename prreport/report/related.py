@@ -52,6 +52,17 @@ def related_of(
         return (r, it["number"])
 
     items.sort(key=order)
+    # The direct base: the last PR merged before this one that made what it builds on (the
+    # module it now imports from, or the lines it edits).
+    bases = [
+        it
+        for it in items
+        if it["relation"] == "predecessor"
+        and {"same-lines", "provides-imports"} & set(it["reasons"])
+        and parse_time(it.get("merged_at"))
+    ]
+    if bases:
+        max(bases, key=lambda it: (parse_time(it["merged_at"]), it["number"]))["direct_base"] = True
     out, same_files = [], 0
     for it in items:
         only = set(it["reasons"])

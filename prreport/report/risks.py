@@ -360,7 +360,12 @@ def _implicit_contract(x: RiskInput) -> Evidence:
             importers=list(fd.details.get("importers", [])) or [fd.path],
             module_path=fd.details.get("module_path", ""),
             verified=fd.details.get("verified", True),
-            contract=fd.details.get("contract", ""),
+            # a cross-reference to the unchecked-cycle risk only when the report has one
+            unchecked_risk=bool(x.of("cycle.unchecked")),
+            test=fd.details.get("test") if fd.details.get("test_verified") else None,
+            test_path=fd.details.get("test_path", ""),
+            test_lines=sum(1 for ln in (fd.details.get("test") or "").splitlines() if ln.strip()),
+            contract=fd.details.get("contract") or "",
         )
         for fd in x.of("contract.implicit")
     ]

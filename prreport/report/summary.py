@@ -19,6 +19,20 @@ def headline_of(findings: list[Finding], files: list[FileEntry], verdict: str) -
     hoisted_files = sorted({fd.path for fd in findings if fd.kind == "import.hoisted"})
     tests = {f.path for f in files if f.category == "test"}
     code = {k: names_of(findings, k) for k in sorted(kinds) if k.startswith(("code.", "symbol."))}
+    # Headlines follow ``proven``: a branch rewrite not proven equivalent (a branch dropped, an
+    # early return answering otherwise) is not called a collapse of duplicated branches.
+    if "code.branches-collapsed" in code:
+        unproven = [
+            fd
+            for fd in findings
+            if fd.kind == "code.branches-collapsed"
+            and (fd.details.get("proven") is not True or fd.details.get("behavior_change") is True)
+        ]
+        rewritten = names_of(unproven, "code.branches-collapsed")
+        collapsed = [n for n in code.pop("code.branches-collapsed") if n not in rewritten]
+        code |= {"code.branches-collapsed": collapsed} if collapsed else {}
+        code |= {"code.branches-rewritten": rewritten} if rewritten else {}
+        code = dict(sorted(code.items()))
     behavior = (
         "changed"
         if kinds["behavior.changed"]
@@ -200,7 +214,9 @@ def next_steps_of(findings: list[Finding], risks: list[dict[str, Any]]) -> list[
             }
         )
     out.extend(_lazy_steps(findings))
-    if any(r["id"] == "no-tests" for r in risks):
+    # An import-only change has no behaviour for a test to run: the contract test (above) is
+    # the test it needs, not a generic one.
+    if any(r["id"] == "no-tests" for r in risks) and not _imports_only(findings):
         out.append({"what": "add-tests"})
     return out
 
@@ -243,6 +259,15 @@ def _lazy_steps(findings: list[Finding]) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+_IMPORT_ONLY = ("import.", "loop.", "guard.preserved", "cycle.", "contract.", "lazy-import.")
+
+
+def _imports_only(findings: list[Finding]) -> bool:
+    """Every finding is about imports (or says a function is unchanged apart from them)."""
+    kinds = {fd.kind for fd in findings} - {"behavior.unchanged", "api.unchanged"}
+    return bool(kinds) and all(k.startswith(_IMPORT_ONLY) for k in kinds)
 
 
 def key_symbols_of(findings: list[Finding]) -> tuple[str, ...]:

@@ -123,6 +123,8 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
             "path": fd.path,
             "line": fd.line,
             "symbol": fd.symbol,
+            # the inputs now answered otherwise, where the finding could name them
+            "inputs": list(fd.details.get("inputs") or [])[:2],
             **_api_facts(fd),
             # PEP 810: a fallback an import made lazy escapes (analyzers/lazy_fallbacks.py)
             **({"lazy_modules": fd.details["lazy_modules"]} if "escaped_by" in fd.details else {}),
