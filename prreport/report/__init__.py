@@ -4,7 +4,7 @@
 then the line ledger (``ledger``: every changed line, its kind and what explains it, computed
 once; ``formatting`` tells formatting-only lines) that the verdict (``verdict``, with the
 witnesses of a behaviour change ``witness`` reads from left-over lines), the risks
-(``risks``) and the snippets (``snippets``, with
+(``risks``, with ``lazyrisks``) and the snippets (``snippets``, with
 their block ranges ``blocks`` and before/after hunks ``snippet_diff``) read; the files
 (``files``, ``facts``), the summary facts (``summary``), claims of the PR text (``claims``),
 review facts (``review``), related PRs (``related``) and the Public API section (``publicapi``)

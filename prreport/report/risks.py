@@ -12,6 +12,7 @@ from prreport.classify import category
 from prreport.findings import Diagnostic, Finding
 from prreport.report.claims import CLAIMS
 from prreport.report.facts import evidence, guard_texts, partial_init, site_labels
+from prreport.report.lazyrisks import fallback_escaped, lazy_import_effects
 from prreport.report.ledger import LedgerLine, is_failure
 from prreport.report.model import FileEntry
 
@@ -93,53 +94,8 @@ def _fallback_removed(x: RiskInput) -> Evidence:
     ]
 
 
-def _fallback_escaped(x: RiskInput) -> Evidence:
-    # PEP 810: a fallback around the import of a module whose own imports were made lazy no
-    # longer fails there when they are missing; they fail at their first use, uncaught.
-    return [
-        evidence(
-            fd,
-            guard=guard_texts(fd.details.get("before")),
-            lazy_names=list(fd.details.get("lazy_names", [])),
-            lazy_modules=list(fd.details.get("lazy_modules", [])),
-            escaped_by=dict(fd.details["escaped_by"]),
-        )
-        for fd in x.of("guard.dropped")
-        if "escaped_by" in fd.details
-    ]
-
-
 def _fallback(fd: Finding) -> bool:
     return fd.details.get("reason") == "dependency-now-required"
-
-
-def _lazy_import_effects(x: RiskInput) -> Evidence:
-    # A module-level import made lazy whose module acts at import time: that now happens at
-    # the first use of the name, or never (or its source could not be read to tell).
-    seen: set[tuple[str, str]] = set()  # one importing file and module, however many names
-    return [
-        evidence(
-            fd,
-            module=fd.details.get("target_module") or fd.details.get("module", ""),
-            module_path=fd.details.get("target_path", ""),
-            checked=fd.details.get("effects_checked", True),
-            effects=list(fd.details.get("effects", []))[:3],
-            effect_count=len(fd.details.get("effects", [])),
-            via=fd.details.get("via", ""),
-            never_read=bool(fd.details.get("never_read")),
-        )
-        for fd in x.of("import.made-lazy")
-        if fd.details.get("proven") is False
-        and not fd.details.get("requires_python")
-        and not _seen(seen, (fd.path, str(fd.details.get("target_module", ""))))
-    ]
-
-
-def _seen(seen: set[tuple[str, str]], key: tuple[str, str]) -> bool:
-    if key in seen:
-        return True
-    seen.add(key)
-    return False
 
 
 def _implicit_call_removed(x: RiskInput) -> Evidence:
@@ -392,8 +348,8 @@ RULES: tuple[tuple[str, str, Callable[[RiskInput], Evidence]], ...] = (
     ("guard-removed", "medium", _guard_removed),
     ("implicit-call-removed", "medium", _implicit_call_removed),
     ("fallback-removed", "medium", _fallback_removed),
-    ("fallback-escaped", "medium", _fallback_escaped),
-    ("lazy-import-effects", "medium", _lazy_import_effects),
+    ("fallback-escaped", "medium", fallback_escaped),
+    ("lazy-import-effects", "medium", lazy_import_effects),
     ("analysis-incomplete", "medium", _analysis_incomplete),
     ("guard-changed", "medium", _guard_changed),
     ("import-in-loop", "medium", _import_in_loop),
