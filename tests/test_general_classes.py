@@ -250,3 +250,41 @@ def test_annotations_in_a_plain_class_are_annotations_but_fields_elsewhere(tmp_p
         },
     )
     assert _verdict(b) != "pure-refactor"
+
+
+_ERRORS = """class ParseError(ValueError):
+    pass
+
+
+class Strict(ParseError):
+    pass
+
+
+class Plain:
+    def __init__(self):
+        log("made")
+
+
+def parse(text):
+    if not text:
+        raise {a}()
+    return text
+"""
+
+
+def test_raising_an_exception_class_of_the_module_without_parentheses(tmp_path: Path):
+    for i, name in enumerate(("ParseError", "Strict")):
+        before, after = (
+            _ERRORS.format(a=name),
+            _ERRORS.format(a=name).replace(f"raise {name}()", f"raise {name}"),
+        )
+        a = _analyse(tmp_path / str(i), {"pkg/errors.py": before}, {"pkg/errors.py": after})
+        assert _verdict(a) == "pure-refactor", name
+    # Not an exception class: ``raise Plain`` is a TypeError, ``raise Plain()`` first runs __init__.
+    before = _ERRORS.format(a="Plain")
+    b = _analyse(
+        tmp_path / "plain",
+        {"pkg/errors.py": before},
+        {"pkg/errors.py": before.replace("raise Plain()", "raise Plain")},
+    )
+    assert _verdict(b) != "pure-refactor"

@@ -306,6 +306,7 @@ def canonical(
     applied: list[str] | None = None,
     fold: bool = True,
     generics: bool = False,
+    exceptions: frozenset[str] | None = None,
 ) -> ast.AST:
     """A normalised deep copy of ``node`` (see the module docstring), each idiom of
     ``equivalence.idioms`` in its one form; ``node`` is not changed.
@@ -315,10 +316,12 @@ def canonical(
     first parameter) when ``node`` is a method whose ``super(C, p)`` is ``super()``;
     ``applied``: extended with the idioms rewritten; ``fold``: list-filling loops made
     comprehensions too (not for a reader of the loops themselves); ``generics``: the project
-    requires Python >= 3.9, so ``typing.Dict[...]`` is ``dict[...]`` (``typingnames``).
+    requires Python >= 3.9, so ``typing.Dict[...]`` is ``dict[...]`` (``typingnames``);
+    ``exceptions``: the module's exception classes (``raise E()`` is ``raise E``).
     """
     canon = _Canon(names, shadowed or set(), rebound or set(), method_of)
-    idioms = Idioms(canon.is_builtin)
+    own = exceptions or frozenset()
+    idioms = Idioms(canon.is_builtin, lambda n: n in own and n not in canon.rebound)
     out = idioms.visit(canon.visit(copy_tree(node)))
     done = fold_accumulators(out, canon.is_builtin) if fold else []
     if generics:

@@ -27,6 +27,7 @@ from prreport.equivalence.effects import ASSUMPTION as EFFECTS_ASSUMPTION
 from prreport.equivalence.effects import ModuleFacts, same_effects
 from prreport.equivalence.generators import generator_rewrites
 from prreport.equivalence.guards import without_dead_fallbacks
+from prreport.equivalence.idioms import exception_classes
 from prreport.equivalence.plainclass import constructions
 from prreport.equivalence.rewrites import Rewrite, see_through
 from prreport.python.definitions import same_tree
@@ -171,6 +172,7 @@ def canonical_def(
         applied,
         fold,
         generics,
+        sources.memo(path, side, "exception-classes", lambda: exception_classes(tree)),
     )
 
 

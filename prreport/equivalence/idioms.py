@@ -22,7 +22,7 @@ caller's ``builtin`` says a name is not imported, assigned or defined in the fil
   comprehension passed to ``list``/``set``/``tuple``/``frozenset``/``sorted`` or a string's
   ``join`` (which consume it whole, in order) is a generator; ``[x for x in y]`` is
   ``list(y)`` (and ``set``);
-- ``f(**{"k": v})`` is ``f(k=v)``; ``raise E()`` of a builtin exception class is ``raise E``;
+- ``f(**{"k": v})`` is ``f(k=v)``; ``raise E()`` of an exception class is ``raise E``;
 - ``try: ... except E: pass`` is ``with contextlib.suppress(E): ...`` (assuming no exception
   group is raised: ``suppress`` splits one on Python >= 3.12);
 - ``if c: return True`` then ``return False`` (or ``else``) is ``return bool(c)`` (``not c``
@@ -83,6 +83,35 @@ _EXCEPTIONS = frozenset(
 )
 
 
+def exception_classes(tree: ast.Module) -> frozenset[str]:
+    """Module-level classes bound once whose bases are builtin exceptions or such classes."""
+    bound: dict[str, int] = {}
+    for st in tree.body:
+        for name in (
+            getattr(st, "name", None),
+            *(getattr(t, "id", None) for t in getattr(st, "targets", [])),
+        ):
+            if name:
+                bound[name] = bound.get(name, 0) + 1
+    classes = {
+        st.name: st for st in tree.body if isinstance(st, ast.ClassDef) and bound[st.name] == 1
+    }
+    found: set[str] = set()
+    while True:
+        more = {
+            name
+            for name, st in classes.items()
+            if name not in found
+            and st.bases
+            and all(
+                isinstance(b, ast.Name) and (b.id in _EXCEPTIONS or b.id in found) for b in st.bases
+            )
+        }
+        if not more:
+            return frozenset(found - _EXCEPTIONS)
+        found |= more
+
+
 def is_name(node: ast.AST, ident: str) -> bool:
     return isinstance(node, ast.Name) and node.id == ident
 
@@ -111,8 +140,11 @@ class Idioms(BoolReturns, ast.NodeTransformer):
     """Rewrites a (canonical) function into the one form of each idiom; ``applied`` lists the
     idioms it rewrote, in order."""
 
-    def __init__(self, builtin: Callable[[str], bool]) -> None:
+    def __init__(
+        self, builtin: Callable[[str], bool], raised: Callable[[str], bool] | None = None
+    ) -> None:
         self.builtin = builtin
+        self.raised = raised or (lambda name: False)  # an exception class of the module
         self.applied: list[str] = []
 
     def _did(self, idiom: str) -> None:
@@ -333,8 +365,10 @@ class Idioms(BoolReturns, ast.NodeTransformer):
         if (
             isinstance(exc, ast.Call)
             and isinstance(exc.func, ast.Name)
-            and exc.func.id in _EXCEPTIONS
-            and self.builtin(exc.func.id)
+            and (
+                (exc.func.id in _EXCEPTIONS and self.builtin(exc.func.id))
+                or self.raised(exc.func.id)
+            )
             and not exc.args
             and not exc.keywords
         ):
