@@ -201,11 +201,14 @@ def report_cmd(
             quiet=quiet,
         )
         source = make_source(rev, bundle_path, config)
-        try:
-            gathered = gather(source, config)
-        finally:
-            source.close()
-        analysis = analyse(gathered, config, debug=debug)
+        from prreport.cli.spinner import spinning, wanted
+
+        with spinning("analysing…", wanted(config.report.quiet) and not debug):
+            try:
+                gathered = gather(source, config)
+            finally:
+                source.close()
+            analysis = analyse(gathered, config, debug=debug)
         for warning in analysis.warnings():
             click.echo(terminal_line(warning), err=True)
         outputs: dict[Path, str] = {}
