@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from prreport.config import Config, GitConfig
 from prreport.pipeline import Analysis, analyse, gather
 from prreport.python.parse import parse_source
@@ -112,9 +114,35 @@ def test_pep_701_f_strings_reusing_their_quote_are_read_as_the_same_tree():
     assert tree is not None and problem == ""
     old, _, _ = parse_source("def f(d):\n    return f\"{d['a']}-{d['b']}\"\n", "a.py")
     assert ast.dump(tree) == ast.dump(old)
-    # what no quote change can say to an older parser stays an honest "does not parse"
-    _, problem, line = parse_source("x = f\"{'\\n'.join(a)}\"\n", "b.py")
-    assert problem.startswith("does not parse") and line == 1
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # a backslash in an expression: no older spelling but the tree itself
+        ("x = f\"{'\\n'.join(a)}\"\n", 'x = f"{sep.join(a)}"\n'),
+        # a triple-quoted one reusing its quote, over two lines
+        ('z = f"""multi {a["k"]}\nline {b}"""\n', 'z = f"""multi {a[\'k\']}\nline {b}"""\n'),
+        # a comment inside an expression
+        ('u = f"{\n    a  # the total\n    + b\n}"\n', 'u = f"{a + b}"\n'),
+        # implicitly concatenated with plain strings, a nested spec
+        ('w = "pre" f"{d["a"]:>{n}}" "post"\n', 'w = "pre" f"{d[\'a\']:>{n}}" "post"\n'),
+    ],
+)
+def test_pep_701_f_strings_no_quote_change_can_say_are_read_as_python_312_reads_them(
+    new: str, old: str
+):
+    tree, problem, _ = parse_source(new, "b.py")
+    assert tree is not None and problem == ""
+    want = ast.parse(old)
+    if "sep.join" in old:  # the separator is the literal newline, not a name
+        want.body[0].value.values[0].value.func.value = ast.Constant(value="\n")  # type: ignore[attr-defined]
+    assert ast.dump(tree) == ast.dump(want)
+
+
+def test_lines_after_a_lowered_multiline_f_string_keep_their_numbers():
+    tree, _, _ = parse_source('x = f"""{a["k"]}\n\n"""\ny = 1\n', "c.py")
+    assert tree is not None and tree.body[1].lineno == 4
 
 
 MODERN = (
@@ -151,3 +179,11 @@ def test_a_hoist_in_a_file_of_312_to_314_syntax_is_a_proven_refactoring(tmp_path
     kinds = {f.kind for f in a.findings}
     assert {"import.hoisted", "loop.imports-removed", "cycle.safe"} <= kinds
     assert a.model.summary.verdict == "pure-refactor", a.model.summary.one_line
+
+
+def test_a_file_no_parser_reads_gives_the_honest_unknown_verdict(tmp_path: Path):
+    # Newer than anything libcst 1.9 knows (or simply broken): never "pure", never a traceback.
+    a = _analyse(tmp_path, "def run():\n    return 1\n", "def run(:\n    return 1\n")
+    assert a.model.summary.verdict == "unknown"
+    assert any("does not parse" in d.message for d in a.diagnostics)
+    assert a.model.summary.headline["unparsed_files"] == ["pkg/app.py"]

@@ -18,8 +18,11 @@ back on the ``ast`` nodes as attributes, so analyzers read one tree whatever the
 
 A PEP 701 f-string whose expressions reuse its quote (``f"{d["a"]}"``) is spelled with the
 inner strings in the other quote, which gives the same ``ast``: nothing to put back. One that
-needs more (a backslash or a comment in an expression, quotes of both kinds) is left to the
-honest "does not parse".
+needs more (a backslash or a comment in an expression, quotes of both kinds, a triple-quoted
+one) is spelled as a call ``__prreport_fstring__(text, __prreport_fvalue__(expr, conversion,
+spec), ...)`` on the same lines, and ``mark`` turns each such call back into the
+``JoinedStr``/``FormattedValue`` nodes Python 3.12 makes (a ``{x=}`` one stays "does not
+parse").
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ class Lowered:
     alias_lines: set[int] = field(default_factory=set)
     type_params: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
+    fstrings: bool = False  # f-strings spelled as calls (see the module docstring)
+
     def __bool__(self) -> bool:
-        return bool(self.lazy_lines or self.alias_lines or self.type_params)
+        return bool(self.lazy_lines or self.alias_lines or self.type_params or self.fstrings)
 
 
 class _Lower(cst.CSTTransformer):
@@ -128,21 +133,40 @@ class _Lower(cst.CSTTransformer):
 
     def leave_FormattedString(
         self, original: cst.FormattedString, updated: cst.FormattedString
-    ) -> cst.FormattedString:
+    ) -> cst.BaseExpression:
         # PEP 701: an expression may reuse the f-string's quote (``f"{d["a"]}"``); older
         # Pythons read it with the inner strings in the other quote: the same ``ast``.
         if _reads_here(updated):
             return updated
         quote = updated.end
         if len(quote) != 1:
-            return updated  # a triple-quoted one: left as it is (honestly unparseable)
+            return self._as_call(updated)  # a triple-quoted one: no other quote to use
         requote = _Requote(quote, "'" if quote == '"' else '"')
         parts = [
             p.visit(requote) if isinstance(p, cst.FormattedStringExpression) else p
             for p in updated.parts
         ]
         lowered = updated.with_changes(parts=parts)
-        return lowered if not requote.failed and _reads_here(lowered) else updated
+        if not requote.failed and _reads_here(lowered):
+            return lowered
+        return self._as_call(updated)
+
+    def _as_call(self, node: cst.FormattedString) -> cst.BaseExpression:
+        """The f-string as ``__prreport_fstring__(...)`` (see the module docstring), or as it is."""
+        call = _fstring_call(node)
+        if call is None or not _reads_here(call):
+            return node
+        self.lowered.fstrings = True
+        return call
+
+    def leave_ConcatenatedString(
+        self, original: cst.ConcatenatedString, updated: cst.ConcatenatedString
+    ) -> cst.BaseExpression:
+        # ``"a" f"{x}"`` with the f-string made a call: one call joining both (``_join``).
+        sides = (updated.left, updated.right)
+        if not any(isinstance(x, cst.Call) for x in sides):
+            return updated
+        return cst.Call(func=cst.Name(_CONCAT), args=[cst.Arg(value=x) for x in sides])
 
 
 _EMPTY = cst.Module(body=[])
@@ -189,6 +213,78 @@ class _Requote(cst.CSTTransformer):
         return updated.with_changes(start=updated.start[:-1] + self.other, end=self.other)
 
 
+_FSTRING, _FVALUE, _CONCAT = "__prreport_fstring__", "__prreport_fvalue__", "__prreport_concat__"
+
+
+def _fstring_call(node: cst.FormattedString) -> cst.Call | None:
+    """``f"a{x!r:>{w}}"`` as ``__prreport_fstring__("a", __prreport_fvalue__(x, "r", ...))``."""
+    start = node.start
+    quote = start.lstrip("rRbBfFuU")
+    prefix = "".join(c for c in start[: len(start) - len(quote)] if c not in "fF")
+    args = _parts(node.parts, prefix, quote)
+    return None if args is None else cst.Call(func=cst.Name(_FSTRING), args=args)
+
+
+def _parts(parts: object, prefix: str, quote: str) -> list[cst.Arg] | None:
+    out: list[cst.Arg] = []
+    for part in parts:  # type: ignore[attr-defined]
+        if isinstance(part, cst.FormattedStringText):
+            text = part.value.replace("{{", "{").replace("}}", "}")
+            out.append(cst.Arg(value=cst.SimpleString(f"{prefix}{quote}{text}{quote}")))
+            continue
+        if not isinstance(part, cst.FormattedStringExpression) or part.equal is not None:
+            return None
+        conv = cst.SimpleString(repr(part.conversion)) if part.conversion else cst.Name("None")
+        spec: cst.BaseExpression = cst.Name("None")
+        if part.format_spec:
+            inner = _parts(part.format_spec, prefix, quote)
+            if inner is None:
+                return None
+            spec = cst.Call(func=cst.Name(_FSTRING), args=inner)
+        value = cst.Call(
+            func=cst.Name(_FVALUE),
+            args=[cst.Arg(value=part.expression), cst.Arg(value=conv), cst.Arg(value=spec)],
+        )
+        out.append(cst.Arg(value=value))
+    return out
+
+
+class _Restore(ast.NodeTransformer):
+    """The calls ``_fstring_call`` made, back as ``JoinedStr`` nodes."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        name = getattr(node.func, "id", "")
+        if name not in (_FSTRING, _CONCAT):
+            return node
+        values: list[ast.expr] = []
+        for arg in node.args:
+            parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+            for part in parts:
+                if isinstance(part, ast.Call) and getattr(part.func, "id", "") == _FVALUE:
+                    value, conv, spec = part.args
+                    part = ast.copy_location(
+                        ast.FormattedValue(
+                            value=value,
+                            conversion=ord(str(conv.value))
+                            if isinstance(conv, ast.Constant) and conv.value
+                            else -1,
+                            format_spec=spec if isinstance(spec, ast.JoinedStr) else None,
+                        ),
+                        part,
+                    )
+                if (
+                    isinstance(part, ast.Constant)
+                    and values
+                    and isinstance(values[-1], ast.Constant)
+                ):
+                    joined = str(values[-1].value) + str(part.value)
+                    values[-1] = ast.copy_location(ast.Constant(value=joined), values[-1])
+                elif not (isinstance(part, ast.Constant) and part.value == ""):
+                    values.append(part)
+        return ast.copy_location(ast.JoinedStr(values=values), node)
+
+
 def _names(params: cst.TypeParameters) -> tuple[str, ...]:
     return tuple(p.param.name.value for p in params.params)
 
@@ -209,6 +305,8 @@ def lower(text: str) -> tuple[str, Lowered] | None:
 
 def mark(tree: ast.Module, lowered: Lowered) -> None:
     """Put what the rewrite removed back on the nodes of ``tree`` (see the module docstring)."""
+    if lowered.fstrings:
+        _Restore().visit(tree)
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)
         if line is None:
