@@ -20,7 +20,7 @@ from prreport.equivalence.branches import (
     subject_text,
 )
 from prreport.equivalence.earlyreturn import Sides, early_return
-from prreport.equivalence.flatten import flat
+from prreport.equivalence.flatten import flat, flattens
 from prreport.findings import Finding
 from prreport.python.chains import Chain, chains, touches, within
 from prreport.python.definitions import explains, file_index, lines_with_blanks, same_tree
@@ -209,7 +209,7 @@ def _flattened(
         assert isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))
         if type(a) is not type(b) or same_tree(a.body, b.body):
             continue  # the body is the same: nothing of ours changed
-        if not _flattens(a.body) and not _flattens(b.body):
+        if not flattens(a.body) and not flattens(b.body):
             continue  # ``flat`` leaves both as they are: they stay different
         head_a = ast.FunctionDef(a.name, a.args, [], a.decorator_list, a.returns)
         head_b = ast.FunctionDef(b.name, b.args, [], b.decorator_list, b.returns)
@@ -232,37 +232,3 @@ def _flattened(
             },
             ex,
         )
-
-
-_JUMPS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-_BLOCKS = ("body", "orelse", "finalbody")
-
-
-def _exits(stmts: list[ast.stmt]) -> bool:
-    """``flatten._always_exits``: the block's last statement jumps (both branches of an ``if``)."""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ast.If):
-        return _exits(last.body) and _exits(last.orelse)
-    return isinstance(last, _JUMPS)
-
-
-def _flattens(stmts: list[ast.stmt]) -> bool:
-    """Whether ``flat`` changes the block: some ``if`` in it (functions and classes left out, as
-    ``flat`` leaves them) has an ``else`` and a body that always exits. A statement walk only,
-    no copies: ``flat`` of a block it does not change is that block, so two different bodies
-    neither of which it changes need no ``flat`` to be told apart."""
-    for st in stmts:
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for field in _BLOCKS:
-            block = getattr(st, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                if _flattens(block):
-                    return True
-        if isinstance(st, ast.Try) and any(_flattens(h.body) for h in st.handlers):
-            return True
-        if isinstance(st, ast.If) and st.orelse and _exits(st.body):
-            return True
-    return False

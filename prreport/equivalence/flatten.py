@@ -53,3 +53,23 @@ def _flat_handler(h: ast.ExceptHandler) -> ast.ExceptHandler:
     node = copy.copy(h)
     node.body = flat(h.body)
     return node
+
+
+def flattens(stmts: list[ast.stmt]) -> bool:
+    """Whether ``flat`` changes the block: some ``if`` in it (functions and classes left out, as
+    ``flat`` leaves them) has an ``else`` and a body that always exits. A statement walk only,
+    no copies: ``flat`` of a block it does not change is that block, so two different bodies
+    neither of which it changes need no ``flat`` to be told apart."""
+    for st in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in _BLOCKS:
+            block = getattr(st, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                if flattens(block):
+                    return True
+        if isinstance(st, ast.Try) and any(flattens(h.body) for h in st.handlers):
+            return True
+        if isinstance(st, ast.If) and st.orelse and _always_exits(st.body):
+            return True
+    return False
