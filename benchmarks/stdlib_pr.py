@@ -38,6 +38,20 @@ _DUNDER = frozenset({"annotations"})
 _Func = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+def _file_change(path: str, before: str, after: str) -> FileChange:
+    """A modified file of the bench PR, with its unified diff and line counts."""
+    diff = list(
+        difflib.unified_diff(
+            before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}", n=3
+        )
+    )
+    added = sum(1 for ln in diff if ln.startswith("+") and not ln.startswith("+++"))
+    removed = sum(1 for ln in diff if ln.startswith("-") and not ln.startswith("---"))
+    return FileChange(
+        path, "modified", added, removed, patch="".join(diff), before=before, after=after
+    )
+
+
 def _origin(name: str) -> Path:
     spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
@@ -188,18 +202,7 @@ def stdlib_bundle() -> PullRequestBundle:
         before, moved = make_before(after)
         path = _repo_path(name, origin)
         hoisted.extend(f"{m} ({path})" for m in moved)
-        diff = list(
-            difflib.unified_diff(
-                before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}", n=3
-            )
-        )
-        added = sum(1 for ln in diff if ln.startswith("+") and not ln.startswith("+++"))
-        removed = sum(1 for ln in diff if ln.startswith("-") and not ln.startswith("---"))
-        files.append(
-            FileChange(
-                path, "modified", added, removed, patch="".join(diff), before=before, after=after
-            )
-        )
+        files.append(_file_change(path, before, after))
     meta = PullRequestMeta(
         repo="bench/cpython",
         number=2,
@@ -279,18 +282,7 @@ def every_function_bundle() -> PullRequestBundle:
         before, n = every_function_before(after)
         changed += n
         path = _repo_path(name, origin)
-        diff = list(
-            difflib.unified_diff(
-                before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}", n=3
-            )
-        )
-        added = sum(1 for ln in diff if ln.startswith("+") and not ln.startswith("+++"))
-        removed = sum(1 for ln in diff if ln.startswith("-") and not ln.startswith("---"))
-        files.append(
-            FileChange(
-                path, "modified", added, removed, patch="".join(diff), before=before, after=after
-            )
-        )
+        files.append(_file_change(path, before, after))
     meta = PullRequestMeta(
         repo="bench/cpython",
         number=3,

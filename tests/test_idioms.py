@@ -212,3 +212,12 @@ def test_the_finding_names_the_idiom_and_the_verdict_is_pure(tmp_path: Path):
     assert told["f"] == [{"kind": "idiom", "text": "suppress, type-tuple", "detail": ""}]
     assert told["f2"] == [{"kind": "idiom", "text": "any-all", "detail": ""}]
     assert a.model.summary.verdict == "pure-refactor"
+
+
+def test_every_idiom_is_worded_in_each_language():
+    from prreport.equivalence.idioms import IDIOMS
+
+    root = Path(__file__).resolve().parent.parent / "templates"
+    for lang in ("en", "zh"):
+        text = (root / lang / "text.md.j2").read_text(encoding="utf-8")
+        assert [i for i in IDIOMS if f'"{i}":' not in text] == [], lang

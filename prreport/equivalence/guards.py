@@ -177,30 +177,31 @@ def without_dead_fallbacks(fn: ast.AST, sources: SourceFiles) -> ast.AST | None:
     """A copy of ``fn`` in which each ``try`` of imports that cannot fail on any supported
     Python (``Truth.imports_succeed``) is its body: its ``except ImportError`` fallback never
     runs. None when ``fn`` has no such ``try``."""
-    tries = [
-        n
-        for n in ast.walk(fn)
-        if isinstance(n, ast.Try)
-        and not n.finalbody
-        and n.body
-        and all(isinstance(st, ast.Import | ast.ImportFrom) for st in n.body)
-        and n.handlers
-        and set(caught(n)) <= IMPORT_ERRORS
-    ]
-    if not tries:
+    if not any(_fallback_try(n) for n in ast.walk(fn)):
         return None
     truth: Truth = sources.memo("", "", "import-truth", lambda: Truth(sources, sources.bundle))
-    dead = {id(t) for t in tries if truth.imports_succeed(t.body)}
-    if not dead:
-        return None
+    dropped = False
 
     class _Drop(ast.NodeTransformer):
         def visit_Try(self, node: ast.Try) -> ast.AST | list[ast.stmt]:
+            nonlocal dropped
             self.generic_visit(node)
-            return [*node.body, *node.orelse] if id(node) in dead else node
+            if _fallback_try(node) and truth.imports_succeed(node.body):
+                dropped = True
+                return [*node.body, *node.orelse]
+            return node
 
-    # ``copy_tree`` keeps no identities: the dead ``try``s are found again by walk position.
-    marks = {i for i, n in enumerate(ast.walk(fn)) if id(n) in dead}
-    copied = copy_tree(fn)
-    dead = {id(n) for i, n in enumerate(ast.walk(copied)) if i in marks}
-    return _Drop().visit(copied)
+    out = _Drop().visit(copy_tree(fn))
+    return out if dropped else None
+
+
+def _fallback_try(node: ast.AST) -> bool:
+    """``try:`` of imports only, caught only as ``ImportError``, with no ``finally``."""
+    return (
+        isinstance(node, ast.Try)
+        and not node.finalbody
+        and bool(node.body)
+        and all(isinstance(st, ast.Import | ast.ImportFrom) for st in node.body)
+        and bool(node.handlers)
+        and set(caught(node)) <= IMPORT_ERRORS
+    )

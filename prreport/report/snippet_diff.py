@@ -176,15 +176,20 @@ def _kept(rows: list[_Row], b_stmts: _Statements | None, a_stmts: _Statements | 
                 continue
             for a, h in stmts.headers_around(line):
                 keep.update(index[n] for n in range(a, h + 1) if n in index)
-    while True:
-        grown = set(keep)
-        for k in keep:
-            for side, (a, b) in _side_atoms(rows[k], b_stmts, a_stmts):
-                index = by_b if side == "b" else by_a
-                grown.update(index[n] for n in range(a, b + 1) if n in index)
-        if grown == keep:
-            break
-        keep = grown
+    todo = list(keep)  # each row and each statement widened once
+    widened: set[tuple[str, int, int]] = set()
+    while todo:
+        k = todo.pop()
+        for side, (a, b) in _side_atoms(rows[k], b_stmts, a_stmts):
+            if (side, a, b) in widened:
+                continue
+            widened.add((side, a, b))
+            index = by_b if side == "b" else by_a
+            for n in range(a, b + 1):
+                j = index.get(n)
+                if j is not None and j not in keep:
+                    keep.add(j)
+                    todo.append(j)
     # A comment right above a shown line says what it is for: show it too.
     for k in sorted(keep):
         j = k - 1
