@@ -161,3 +161,58 @@ def test_a_signature_change_in_an_annotated_header_is_still_a_witness():
     assert kinds != []
     # and code after a TYPE_CHECKING block, back at its indentation, is read again
     assert _kinds([], ["if TYPE_CHECKING:", "    import x", "register(plugin)"]) != []
+
+
+def _names(*texts: str) -> frozenset[str]:
+    import re
+
+    return frozenset(m for t in texts for m in re.findall(r"[A-Za-z_]\w*", t))
+
+
+def test_a_name_the_pr_replaces_everywhere_is_a_rename_not_a_witness():
+    removed = ["        self._multiline[l] = first", "        return self._multiline.get(n, n)"]
+    added = ["        self.multiline_map[l] = first", "        return self.multiline_map.get(n, n)"]
+    hunk = Hunk("pkg/a.py", tuple(enumerate(removed, 10)), tuple(enumerate(added, 10)))
+    before, after = (
+        _names(*removed, "def parse(self): pass"),
+        _names(*added, "def parse(self): pass"),
+    )
+    assert witnesses([hunk], names=(before, after)) == []
+    # near misses: the new name was already bound before (another attribute now read), or the
+    # old one is still spelled after the change (a reader the PR did not update)
+    assert [w.kind for w in witnesses([hunk], names=(before | {"multiline_map"}, after))] == [
+        "edit",
+        "edit",
+    ]
+    assert witnesses([hunk], names=(before, after | {"_multiline"})) != []
+    # and without the files' names (nothing to say the rename is complete) it is an edit
+    assert witnesses([hunk]) != []
+
+
+def test_a_statement_re_placed_elsewhere_in_the_pr_is_no_witness():
+    moved_out = Hunk("pkg/a.py", ((10, "    self.close(handle)"),), ())
+    moved_in = Hunk("pkg/a.py", (), ((31, "        self.close(handle)"),))
+    assert witnesses([moved_out, moved_in]) == []
+    # near miss: what arrives elsewhere is another call
+    other = Hunk("pkg/a.py", (), ((31, "        self.close(handle, force=True)"),))
+    assert [w.kind for w in witnesses([moved_out, other])] == ["removed", "added"]
+
+
+def test_an_extraction_that_differs_is_witnessed_by_the_line_that_differs(tmp_path: Path):
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/log.py": (
+            "import sys\n\n\ndef start(colors):\n    if colors:\n"
+            "        sys.stderr.write('colors need colorama')\n        sys.stderr.flush()\n"
+            "    return colors\n"
+        ),
+    }
+    after = (
+        "import sys\n\n\ndef _warn():\n    sys.stderr.write('colors on Windows need colorama')\n"
+        "    sys.stderr.flush()\n\n\ndef start(colors):\n    if colors:\n        _warn()\n"
+        "    return colors\n"
+    )
+    a = analyse_commit(tmp_path, base, {"pkg/log.py": after}, message="refactor: extract (#3)")
+    assert a.model.summary.verdict == "refactor-with-behavior-change"
+    kinds = {(w["kind"], w["before"], w["after"]) for w in a.model.summary.headline["witnesses"]}
+    assert ("value", "'colors need colorama'", "'colors on Windows need colorama'") in kinds

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -109,7 +110,78 @@ def _witness_by_itself(fd: Finding) -> bool:
         return False
     if fd.kind == "behavior.changed":
         return fd.details.get("removed") is True or fd.details.get("behavior_change") is True
+    if fd.kind in _COMPARED:
+        return _broken(fd)
     return True
+
+
+# Refactor findings that compare the code they moved, extracted, inlined or merged: "different"
+# only says no proof was found — their lines are left over and read for witnesses.
+_COMPARED = {
+    "code.extracted",
+    "code.inlined",
+    "code.branches-collapsed",
+    "symbol.moved",
+    "symbol.renamed",
+}
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _identifiers(ledger: Ledger) -> tuple[frozenset[str], frozenset[str]]:
+    """Every identifier of the PR's Python files before and after the change (comments and
+    strings included: a name a string still spells is not renamed everywhere)."""
+    sides: tuple[set[str], set[str]] = (set(), set())
+    for lf in ledger.files:
+        if lf.python:
+            for names, text in zip(sides, (lf.before, lf.after), strict=True):
+                for line in text or ():
+                    names.update(_IDENTIFIER.findall(line))
+    return frozenset(sides[0]), frozenset(sides[1])
+
+
+def compared(fd: Finding) -> list[Hunk]:
+    """The residual of a refactor finding's comparison (the old and new code, renamed alike,
+    with the lines both share dropped) as hunks at the finding's line: the witness reader sees
+    the difference the move, extraction or inlining carries, not only the lines left over."""
+    if _broken(fd):
+        return []
+    details = fd.details
+    rows = [(fd.line, details.get("residual"))] + [
+        (site.get("after_line") or fd.line, site.get("residual"))
+        for site in details.get("sites") or []
+    ]
+    out = []
+    for line, residual in rows:
+        if not isinstance(residual, list) or not residual:
+            continue
+        at = int(line or 0)
+        removed = tuple((at, str(r)[1:]) for r in residual if str(r).startswith("-"))
+        added = tuple((at, str(r)[1:]) for r in residual if str(r).startswith("+"))
+        out.append(Hunk(fd.path, removed, added))
+    return out
+
+
+def _broken(fd: Finding) -> bool:
+    """A refactoring that fails whatever the code it carries: a use left on the old name with
+    nothing re-exporting it, a name unbound at import or a global rebound in the new home, a
+    class that no longer inherits the member it lost, a call binding a parameter to another
+    local than the copy it replaced used."""
+    d = fd.details
+    return bool(
+        (d.get("stale_references") and not d.get("shim"))
+        or d.get("unbound_at_import")
+        or d.get("globals_rebound")
+        or any(s.get("inherits_new_home") is False for s in d.get("sites") or [])
+        or any(_fact(r) for s in d.get("sites") or [] for r in s.get("residual") or [])
+    )
+
+
+def _fact(residual: object) -> bool:
+    """A residual entry that states a difference (a call binding a parameter to another local
+    than the copy used), not a line of code the comparison left."""
+    return isinstance(residual, str) and not residual.startswith(("-", "+", " "))
 
 
 def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]]:
@@ -165,6 +237,10 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
                     tuple((ln.line, ln.text) for ln in group if ln.side == "+"),
                 )
             )
+    # A comparison that found its two versions different: what differs is its residual.
+    hunks += [
+        h for fd in findings if fd.kind in _COMPARED and says_changed(fd) for h in compared(fd)
+    ]
     out += [
         {
             "kind": w.kind,
@@ -176,7 +252,7 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
             "before": w.before,
             "after": w.after,
         }
-        for w in witnesses(hunks, _refactored_names(findings))
+        for w in witnesses(hunks, _refactored_names(findings), _identifiers(ledger))
     ]
     return sorted(out, key=lambda w: (w["path"], w["line"] or 0, w["kind"]))
 

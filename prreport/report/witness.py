@@ -76,36 +76,130 @@ class Hunk:
     added: tuple[tuple[int, str], ...]
 
 
-def witnesses(hunks: Sequence[Hunk], refactored: frozenset[str] = frozenset()) -> list[Witness]:
+def witnesses(
+    hunks: Sequence[Hunk],
+    refactored: frozenset[str] = frozenset(),
+    names: tuple[frozenset[str], frozenset[str]] | None = None,
+) -> list[Witness]:
     """Every witnessed behaviour change among the left-over lines of ``hunks``, in line order.
 
     ``refactored``: names of definitions a refactor finding of the PR is about (an extracted
     or inlined helper, a moved or renamed definition). A call of one of them in place of the
-    code it replaced is that refactoring, unproven — not a witness."""
+    code it replaced is that refactoring, unproven — not a witness.
+
+    ``names``: every identifier of the PR's Python files before and after the change (their
+    whole texts). A name the PR replaces by another everywhere — the old one is on no after
+    line, the new one on no before line (``_renames``) — is a rename, read as the new name on
+    the removed lines; and a statement removed here and added elsewhere in the PR (or the
+    reverse) is a re-placement: unproven, never a witness by itself."""
+    renames = _renames(hunks, names) if names is not None else {}
+    spell = _Speller(renames)
+    elsewhere = (
+        {spell.key(t) for h in hunks for _, t in h.removed if _code(t)},
+        {_key(t) for h in hunks for _, t in h.added if _code(t)},
+    )
     out: list[Witness] = []
     for hunk in hunks:
-        out.extend(_of_hunk(hunk, refactored))
+        out.extend(_of_hunk(hunk, refactored, spell, elsewhere))
     return sorted(set(out), key=lambda w: (w.path, w.line, w.side, w.kind, w.before, w.after))
 
 
-def _of_hunk(hunk: Hunk, refactored: frozenset[str]) -> list[Witness]:
+class _Speller:
+    """Removed lines spelled with the PR's consistent renames applied (``_renames``)."""
+
+    def __init__(self, renames: dict[str, str]) -> None:
+        self.renames = renames
+        self._pattern = (
+            re.compile(r"\b(" + "|".join(map(re.escape, sorted(renames))) + r")\b")
+            if renames
+            else None
+        )
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None:
+            return text
+        return self._pattern.sub(lambda m: self.renames[m.group(1)], text)
+
+    def key(self, text: str) -> tuple[str, ...] | None:
+        return _key(self(text))
+
+
+def _key(text: str) -> tuple[str, ...] | None:
+    """A line's significant tokens: the same statement however it is laid out."""
+    toks = _tokens(text)
+    return tuple(t for _k, t in toks) if toks else None
+
+
+def _renames(hunks: Sequence[Hunk], names: tuple[frozenset[str], frozenset[str]]) -> dict[str, str]:
+    """Names the PR replaces by another name everywhere: old -> new.
+
+    Read from the lines a hunk replaces one for one that differ only by names put in place
+    of names (``self._multiline[l] = first`` -> ``self.multiline_map[l] = first``); a pair
+    counts when the old name is on no line of the PR's files after the change, the new name
+    on none before it, and neither is paired with a second name. Anything else reading the
+    old name would fail, so the rename is complete as far as the PR's files show."""
+    before, after = names
+    pairs: dict[str, set[str]] = {}
+    for hunk in hunks:
+        removed = [t for _, t in _running(list(hunk.removed)) if _code(t)]
+        added = [t for _, t in _running(list(hunk.added)) if _code(t)]
+        matcher = difflib.SequenceMatcher(
+            a=[t.strip() for t in removed], b=[t.strip() for t in added], autojunk=False
+        )
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "replace" or i2 - i1 != j2 - j1:
+                continue
+            for old_line, new_line in zip(removed[i1:i2], added[j1:j2], strict=True):
+                for old, new in _name_swaps(old_line, new_line):
+                    pairs.setdefault(old, set()).add(new)
+    sources: dict[str, int] = {}
+    for news in pairs.values():
+        for new in news:
+            sources[new] = sources.get(new, 0) + 1
+    return {
+        old: news[0]
+        for old, news in ((o, sorted(n)) for o, n in pairs.items())
+        if len(news) == 1 and sources[news[0]] == 1 and old not in after and news[0] not in before
+    }
+
+
+def _name_swaps(before: str, after: str) -> list[tuple[str, str]]:
+    """The (old, new) names of two lines that differ only by names replaced one for one."""
+    b, a = _tokens(before), _tokens(after)
+    if not b or not a or len(a) != len(b):
+        return []
+    swaps = [(x, y) for x, y in zip(b, a, strict=True) if x != y]
+    if swaps and all(_name(x) and _name(y) for x, y in swaps):
+        return [(x[1], y[1]) for x, y in swaps]
+    return []
+
+
+def _of_hunk(
+    hunk: Hunk,
+    refactored: frozenset[str],
+    spell: _Speller,
+    elsewhere: tuple[set[tuple[str, ...] | None], set[tuple[str, ...] | None]],
+) -> list[Witness]:
     removed = _running([(n, t) for n, t in hunk.removed if _code(t)])
     added = _running([(n, t) for n, t in hunk.added if _code(t)])
-    removed_atoms = _atoms(t for _, t in removed)
+    spelt = [(n, spell(t)) for n, t in removed]
+    removed_atoms = _atoms(t for _, t in spelt)
     added_atoms = _atoms(t for _, t in added)
-    out = _regrouped(hunk.path, removed, added)
+    out = _regrouped(hunk.path, spelt, added)
     matcher = difflib.SequenceMatcher(
-        a=[t.rstrip() for _, t in removed], b=[t.rstrip() for _, t in added], autojunk=False
+        a=[t.rstrip() for _, t in spelt], b=[t.rstrip() for _, t in added], autojunk=False
     )
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         gone, new = removed[i1:i2], added[j1:j2]
         if tag == "replace" and len(gone) == len(new):
-            for (_, before), (an, after) in zip(gone, new, strict=True):
-                w = _substitution(hunk.path, an, before, after, removed_atoms)
-                if (
-                    w is None
+            for (_, before), (_, now), (an, after) in zip(gone, spelt[i1:i2], new, strict=True):
+                w = _substitution(hunk.path, an, now, after, removed_atoms)
+                if w is not None:
+                    w = Witness(w.path, w.side, w.line, w.kind, _original(w, now, before), w.after)
+                elif (
+                    before == now
                     and before.strip() != after.strip()
                     and _tokens(before) == _tokens(after)
                 ):
@@ -117,20 +211,28 @@ def _of_hunk(hunk: Hunk, refactored: frozenset[str]) -> list[Witness]:
             continue
         # Lines added or removed with no counterpart: an effect is a witness unless every name,
         # literal and operator it holds is on the other side of the hunk (moved or re-spelled),
-        # or the added side calls a definition the PR refactored (the code it replaced went there).
+        # the same statement is on the other side elsewhere in the PR (re-placed), or the added
+        # side calls a definition the PR refactored (the code it replaced went there).
         if _atoms(t for _, t in new) & refactored:
             continue
         out += [
             Witness(hunk.path, "+", n, "added", "", t.strip())
             for n, t in new
-            if _effect(t) and not _atoms([t]) <= removed_atoms
+            if _effect(t) and not _atoms([t]) <= removed_atoms and _key(t) not in elsewhere[0]
         ]
         out += [
             Witness(hunk.path, "-", n, "removed", t.strip(), "")
             for n, t in gone
-            if _effect(t) and not _atoms([t]) <= added_atoms
+            if _effect(t)
+            and not _atoms([spell(t)]) <= added_atoms
+            and spell.key(t) not in elsewhere[1]
         ]
     return out
+
+
+def _original(w: Witness, spelt: str, before: str) -> str:
+    """A witness's removed spelling as the diff has it (not with the PR's renames applied)."""
+    return before.strip() if w.before == spelt.strip() else w.before
 
 
 def _running(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
