@@ -216,3 +216,24 @@ def test_an_extraction_that_differs_is_witnessed_by_the_line_that_differs(tmp_pa
     assert a.model.summary.verdict == "refactor-with-behavior-change"
     kinds = {(w["kind"], w["before"], w["after"]) for w in a.model.summary.headline["witnesses"]}
     assert ("value", "'colors need colorama'", "'colors on Windows need colorama'") in kinds
+
+
+def test_a_change_of_only_comments_and_layout_of_the_shipped_code_is_pure(tmp_path: Path):
+    after = (
+        "def allowed(user):  # type: ignore[misc]\n    if user.is_admin:\n"
+        "        return True  # admins pass\n    return False\n"
+    )
+    a = analyse_commit(tmp_path, _BASE, {"pkg/auth.py": after}, message="chore: type ignores (#4)")
+    h = a.model.summary.headline
+    assert a.model.summary.verdict == "pure-refactor" and h["layout_only"] and not h["tests_only"]
+    from prreport.render.markdown import render_markdown
+
+    assert "Only the comments and layout of the shipped code changed" in render_markdown(
+        a.model, "en"
+    )
+    assert "只改动了注释和排版" in render_markdown(a.model, "zh")
+    # near miss: the same comments beside a changed value is not layout
+    changed = after.replace("return False", "return None")
+    b = analyse_commit(tmp_path / "b", _BASE, {"pkg/auth.py": changed}, message="fix (#5)")
+    assert b.model.summary.verdict == "behavior-change"
+    assert not b.model.summary.headline["layout_only"]

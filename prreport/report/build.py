@@ -72,7 +72,11 @@ def build_model(
         headline={
             **headline_of(live, files, verdict),
             "unknown_reason": unknown_reason(verdict, ledger),
-            "tests_only": verdict == "pure-refactor" and not ledger.source_changed,
+            "tests_only": verdict == "pure-refactor"
+            and not ledger.source_changed
+            and not ledger.layout_only,
+            # only comments and layout of the shipped code changed (no statement differs)
+            "layout_only": verdict == "pure-refactor" and ledger.layout_only,
             "failed_analyzers": list(ledger.failed),
             "unparsed_files": list(ledger.unparsed),
             "unseen_files": bundle.unseen_files,

@@ -218,6 +218,15 @@ class Ledger:
         lines = [ln for f in tests for ln in f.lines]
         return any(ln.kind == "code" for ln in lines) and not any(ln.left for ln in lines)
 
+    @cached_property
+    def layout_only(self) -> bool:
+        """Python source files changed only in their layout and comments (no statement differs:
+        the lines read as the same tokens), and no test code line is left over."""
+        if self.source_changed or not any(f.lines for f in self.python_source()):
+            return False
+        tests = [f for f in self.files if f.status == "text" and f.python and f.category == "test"]
+        return not any(ln.left for f in tests for ln in f.lines)
+
     def python_source(self) -> list[LedgerFile]:
         """The files the verdict reads that are Python source (not tests, docs or config)."""
         return [f for f in self.files if f.read and f.python and f.category == "source"]

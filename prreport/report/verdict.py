@@ -80,7 +80,8 @@ def verdict_of(findings: list[Finding], ledger: Ledger, witnessed: Sequence[obje
     ``unknown`` when nothing could be analysed, an analyzer failed, a Python file did not
     parse or a changed file was not seen (the analysis is incomplete), or when no library
     code changed (tests, docs only) or changed lines outside Python source (other languages,
-    build and config files) are not explained. A behaviour change only with a witness
+    build and config files) are not explained; Python source changed only in its comments
+    and layout (no statement differs) is ``pure-refactor``. A behaviour change only with a witness
     (``witnesses_of``): an edit that says what differs; ``refactor-with-`` when refactor
     findings exist too. Changed lines of Python source that no proof explains and no witness
     speaks for: ``refactor-unproven`` ("not proven" is never "changed"). Otherwise every
@@ -96,7 +97,7 @@ def verdict_of(findings: list[Finding], ledger: Ledger, witnessed: Sequence[obje
         return "refactor-unproven"
     if ledger.other_unexplained or any(_unproven(f) for f in findings):
         return "unknown"
-    if not ledger.source_changed and not ledger.tests_only_explained:
+    if not (ledger.source_changed or ledger.tests_only_explained or ledger.layout_only):
         return "unknown"
     return "pure-refactor"
 
