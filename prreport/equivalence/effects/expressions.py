@@ -50,6 +50,16 @@ _ITERATES = frozenset({"extend", "update"})
 _NEW_CONTAINER = {"list": "list", "sorted": "list", "set": "set", "dict": "dict"}
 
 
+def _str_format(fn: Term) -> bool:
+    """``fn`` is the ``format`` method of a string literal."""
+    return (
+        fn[0] == "attr"
+        and isinstance(fn[1], tuple)
+        and fn[1][:2] == ("c", "str")
+        and fn[2] == "format"
+    )
+
+
 def _plain_iterable(t: Term, path: Path) -> bool:
     """Iterating ``t`` runs no code: a tuple, a literal or a private container."""
     return t[0] == "tuple" or is_value(t) or t in path.private
@@ -232,10 +242,26 @@ class Expressions:
         out = []
         for e in elts:
             if isinstance(e, ast.Starred):
-                out.append(("star", self.eval(e.value, path)))
+                spread = self.eval(e.value, path)
+                if spread[0] == "tuple":  # a tuple the code built (a helper's ``*args``)
+                    out.extend(spread[1])
+                else:
+                    out.append(("star", spread))
             else:
                 out.append(self.eval(e, path))
         return out
+
+    def _keywords(self, keywords: list[ast.keyword], path: Path) -> tuple[Term, ...]:
+        out: list[Term] = []
+        for kw in keywords:
+            value = self.eval(kw.value, path)
+            if kw.arg:
+                out.append((kw.arg, value))
+            elif value[0] == "kwargs":  # a helper's ``**kwargs``, passed on as they came
+                out.extend(value[1])
+            else:
+                out.append(("**", value))
+        return tuple(out)
 
     def _JoinedStr(self, node: ast.JoinedStr, path: Path) -> Term:
         return ("fstr", tuple(self.eval(v, path) for v in node.values))
@@ -248,12 +274,14 @@ class Expressions:
     def _Call(self, node: ast.Call, path: Path) -> Term:
         fn = self.eval(node.func, path)
         args = tuple(self._elements(node.args, path))
-        kws = tuple(
-            (kw.arg, self.eval(kw.value, path)) if kw.arg else ("**", self.eval(kw.value, path))
-            for kw in node.keywords
-        )
+        kws = self._keywords(node.keywords, path)
         if fn[0] == "b" and fn[1] in PURE and not any(a[0] == "star" for a in args) and not kws:
             return ("pure", fn[1], args, tag(path.state, *args))
+        if _str_format(fn) and not any(a[0] == "star" for a in args):
+            # ``"...".format(...)`` computes like ``format()`` and an f-string (its arguments'
+            # ``__format__`` assumed to do nothing else): a value, not an effect
+            values = (*args, *(v for _k, v in kws))
+            return ("pure", "str.format", (fn[1], args, kws), tag(path.state, *values))
         if fn[0] == "b" and fn[1] in ("list", "set", "dict") and not args and not kws:
             return self._made(path, fn[1], ())
         local = self._local(fn, args, kws, path)

@@ -184,20 +184,34 @@ class Machine(Blocks):
 
 
 def _bind(helper: ast.FunctionDef, args: tuple, kws: tuple) -> dict[str, Term] | None:
-    """The helper's parameters bound to a call's arguments, or None (stars, a missing or
-    unknown argument, a default that is not a literal)."""
+    """The helper's parameters bound to a call's arguments, or None (stars in the call, a
+    missing or unknown argument, a default that is not a literal)."""
     a = helper.args
-    if a.vararg or a.kwarg or any(x[0] == "star" for x in args) or any(k[0] == "**" for k in kws):
+    if any(x[0] == "star" for x in args) or any(k[0] == "**" for k in kws):
         return None
     positional = [*a.posonlyargs, *a.args]
-    if len(args) > len(positional):
+    if len(args) > len(positional) and not a.vararg:
         return None
     env: dict[str, Term] = {p.arg: v for p, v in zip(positional, args, strict=False)}
+    if a.vararg:
+        # ``*args``: the tuple of the positional arguments left over (a forwarder's
+        # ``f(*args)`` spreads them again: ``Machine._elements``)
+        env[a.vararg.arg] = ("tuple", tuple(args[len(positional) :]))
     names = {p.arg for p in [*a.args, *a.kwonlyargs]}
+    extra: list[tuple[str, Term]] = []
     for name, value in kws:
-        if name not in names or name in env:
+        if name in env or name in {p.arg for p in a.posonlyargs} and not a.kwarg:
             return None
+        if name not in names:
+            if not a.kwarg:
+                return None
+            extra.append((name, value))
+            continue
         env[name] = value
+    if a.kwarg:
+        # ``**kwargs``: the keywords no parameter names, in call order (``f(**kwargs)`` passes
+        # them on as they came)
+        env[a.kwarg.arg] = ("kwargs", tuple(extra))
     defaults = dict(
         zip(
             [p.arg for p in positional][len(positional) - len(a.defaults) :],

@@ -52,16 +52,18 @@ def prove(
     nested: bool = False,
     inert: tuple[Inert, Inert] | None = None,
     stable: Stable | None = None,
+    names: tuple[frozenset[str] | None, frozenset[str] | None] = (None, None),
 ) -> Proof:
     """Whether ``compact`` with the helper's calls expanded equals ``other`` (modulo local names).
 
     ``inert`` (the compact side's, the other side's): constructions that can neither act nor
-    fail; given, the rewrites of ``rewrites`` are tried last.
+    fail; given, the rewrites of ``rewrites`` are tried last. ``names``: the names each side's
+    module binds (a free name bound by neither is a builtin), for the effect summaries.
     """
     notes: list[dict[str, str]] = []
     got = expand(compact, helper, matches, nested, stable, notes)
     if isinstance(got, str):
-        by_effects = _by_effects(compact, other, helper, matches)
+        by_effects = _by_effects(compact, other, helper, matches, names)
         return by_effects if by_effects is not None else Proof(False, 0, got)
     fn, sites, same_names = got
     a, b = normalised(fn), normalised(other)
@@ -94,7 +96,7 @@ def prove(
         told = ((Counter(done_a) - both) + (Counter(done_b) - both)).elements()
         kept = (*notes, *({"kind": k, "text": t, "detail": d} for k, t, d in sorted(set(told))))
         return Proof(True, sites, equality="modulo-renames", rewrites=kept)
-    by_effects = _by_effects(compact, other, helper, matches)
+    by_effects = _by_effects(compact, other, helper, matches, names)
     if by_effects is not None:
         return by_effects
     return Proof(False, sites, "the expanded code differs", residual)
@@ -105,6 +107,7 @@ def _by_effects(
     other: ast.FunctionDef | ast.AsyncFunctionDef,
     helper: Helper,
     matches: Callable[[ast.Call], bool],
+    names: tuple[frozenset[str] | None, frozenset[str] | None] = (None, None),
 ) -> Proof | None:
     """Last resort: the effect summaries (``equivalence.effects``) of ``compact``, with the
     helper's body in place of each call, and of ``other`` are equal. Only when every call
@@ -134,11 +137,11 @@ def _by_effects(
     table = {name: node}
     facts = (
         ModuleFacts(
-            None,
+            names[0],
             table if helper.receiver == "function" else {},
             table if helper.receiver == "method" else {},
         ),
-        ModuleFacts(None),
+        ModuleFacts(names[1]),
     )
     inlined = same_effects(compact, other, facts)  # type: ignore[arg-type]
     if inlined is None or name not in inlined:

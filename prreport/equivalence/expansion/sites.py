@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from functools import partial
 
 from prreport.bundle import FileChange
-from prreport.equivalence.expansion.binding import Helper, class_bound, helper_of
+from prreport.equivalence.expansion.binding import Helper, class_bound, helper_of, is_super
 from prreport.equivalence.expansion.prove import Proof, prove
 from prreport.equivalence.expansion.similarity import similar_code
 from prreport.equivalence.plainclass import constructions, stable_field
 from prreport.python.definitions import Definition, file_index
 from prreport.python.localnames import local_names, params_of
+from prreport.python.scopes import bound_anywhere
 from prreport.python.sources import SourceFiles
 
 
@@ -248,19 +249,33 @@ def _file_pairs(scan: _Scan, f: FileChange) -> list[SitePair] | str:
         if o is None or o.kind != c.kind:
             return f"caller {q} exists on one side only"
         # (A super() call on the other side no longer reaches a base the change removes.)
-        if hc is scan.h and _calls_by_name(o.node, helper.name):
+        if hc is scan.h and _calls_by_name(o.node, helper.name, helper.kind == "method"):
             return f"caller {q} still calls {helper.name} on the other side"
         out.append(_pair(scan, f, (c, o), hc, m, obstacle))
     return out
 
 
-def _calls_by_name(node: ast.AST, name: str) -> bool:
-    """Whether ``node`` calls anything named ``name`` (``name(...)``, ``x.name(...)``)."""
+def _module_names(sources: SourceFiles, path: str, side: str) -> frozenset[str] | None:
+    """The names a module side binds anywhere (None when it does not parse)."""
+    tree = sources.tree(path, side)
+    if tree is None:
+        return None
+    return sources.memo(path, side, "bound-anywhere", partial(bound_anywhere, tree))
+
+
+def _calls_by_name(node: ast.AST, name: str, method: bool = False) -> bool:
+    """Whether ``node`` calls anything named ``name`` that could be the helper (``name(...)``,
+    ``x.name(...)``; for a method, only through one name such as ``self``: a call of a method
+    of the same name on another object, ``self.transport._log(...)``, is not)."""
     return any(
         isinstance(n, ast.Call)
         and (
-            (isinstance(n.func, ast.Name) and n.func.id == name)
-            or (isinstance(n.func, ast.Attribute) and n.func.attr == name)
+            (isinstance(n.func, ast.Name) and n.func.id == name and not method)
+            or (
+                isinstance(n.func, ast.Attribute)
+                and n.func.attr == name
+                and (not method or isinstance(n.func.value, ast.Name) or is_super(n.func.value))
+            )
         )
         for n in ast.walk(node)
     )
@@ -286,7 +301,11 @@ def _pair(
         constructions(sources, there_path, scan.other_side, local_names(o)),
     )
     stable = partial(stable_field, sources, here_path, side, c.node)
-    proof = prove(c.node, o.node, hc, m, nested, inert, stable)  # type: ignore[arg-type]
+    names = (
+        _module_names(sources, here_path, side),
+        _module_names(sources, there_path, scan.other_side),
+    )
+    proof = prove(c.node, o.node, hc, m, nested, inert, stable, names)  # type: ignore[arg-type]
     if obstacle and proof.proven:
         proof = dataclasses.replace(proof, proven=False, reason=obstacle)
     elif obstacle:
