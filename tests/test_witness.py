@@ -170,8 +170,8 @@ def _names(*texts: str) -> frozenset[str]:
 
 
 def test_a_name_the_pr_replaces_everywhere_is_a_rename_not_a_witness():
-    removed = ["        self._multiline[l] = first", "        return self._multiline.get(n, n)"]
-    added = ["        self.multiline_map[l] = first", "        return self.multiline_map.get(n, n)"]
+    removed = ["        self._multiline: dict = {}", "        return self._multiline.get(n, n)"]
+    added = ["        self.multiline_map: dict = {}", "        return self.multiline_map.get(n, n)"]
     hunk = Hunk("pkg/a.py", tuple(enumerate(removed, 10)), tuple(enumerate(added, 10)))
     before, after = (
         _names(*removed, "def parse(self): pass"),
@@ -237,3 +237,11 @@ def test_a_change_of_only_comments_and_layout_of_the_shipped_code_is_pure(tmp_pa
     b = analyse_commit(tmp_path / "b", _BASE, {"pkg/auth.py": changed}, message="fix (#5)")
     assert b.model.summary.verdict == "behavior-change"
     assert not b.model.summary.headline["layout_only"]
+
+
+def test_another_attribute_of_an_outside_object_is_no_rename():
+    # bandit: ``sys.stdout.write`` -> ``sys.stderr.write`` everywhere; nothing defines ``stderr``
+    removed, added = ['    sys.stdout.write("]\\n")'], ['    sys.stderr.write("]\\n")']
+    hunk = Hunk("pkg/a.py", tuple(enumerate(removed, 10)), tuple(enumerate(added, 10)))
+    names = (_names(*removed, "import sys"), _names(*added, "import sys"))
+    assert [w.kind for w in witnesses([hunk], names=names)] == ["edit"]

@@ -52,6 +52,11 @@ _STORE_INTO = re.compile(r"^\s*[\w.]+(\.\w+|\[[^\]]*\])\s*(=|\+=|-=|\*=|/=|\|=|&
 _CALL_STATEMENT = re.compile(r"^\s*(await\s+)?[\w.]+(\[[^\]]*\])?\s*\(.*\)\s*$")
 _NEW_BRANCH = re.compile(r"^\s*(if|elif|except)\b")
 _TYPE_CHECKING = re.compile(r"^\s*if\s+(typing\.)?TYPE_CHECKING\s*:\s*(#.*)?$")
+# A name a line defines: ``def name``/``class name``, or a store into it (``name =``,
+# ``self.name: T =``, ``name +=``; not ``==``).
+_DEFINES = re.compile(
+    r"\b(?:def|class)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(?::[^=]*)?(?:[-+*/|&]?=)(?!=)"
+)
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|try|except|finally|with|def|class|async)\b")
 
 
@@ -136,8 +141,10 @@ def _renames(hunks: Sequence[Hunk], names: tuple[frozenset[str], frozenset[str]]
     Read from the lines a hunk replaces one for one that differ only by names put in place
     of names (``self._multiline[l] = first`` -> ``self.multiline_map[l] = first``); a pair
     counts when the old name is on no line of the PR's files after the change, the new name
-    on none before it, and neither is paired with a second name. Anything else reading the
-    old name would fail, so the rename is complete as far as the PR's files show."""
+    on none before it, the PR defines the new name (a ``def``/``class`` or a store into it:
+    ``sys.stdout`` -> ``sys.stderr`` is another object, not a rename) and neither is paired
+    with a second name. Anything else reading the old name would fail, so the rename is
+    complete as far as the PR's files show."""
     before, after = names
     pairs: dict[str, set[str]] = {}
     for hunk in hunks:
@@ -156,10 +163,20 @@ def _renames(hunks: Sequence[Hunk], names: tuple[frozenset[str], frozenset[str]]
     for news in pairs.values():
         for new in news:
             sources[new] = sources.get(new, 0) + 1
+    defined = {
+        m.group(1) or m.group(2)
+        for hunk in hunks
+        for _, t in hunk.added
+        for m in _DEFINES.finditer(t)
+    }
     return {
         old: news[0]
         for old, news in ((o, sorted(n)) for o, n in pairs.items())
-        if len(news) == 1 and sources[news[0]] == 1 and old not in after and news[0] not in before
+        if len(news) == 1
+        and sources[news[0]] == 1
+        and old not in after
+        and news[0] not in before
+        and news[0] in defined
     }
 
 
