@@ -45,11 +45,9 @@ def build_model(
     findings = keep_contracts(account(confirm_by_behavior(sorted(findings, key=Finding.sort_key))))
     # Findings that speak for the change: a behaviour change a proven refactor accounts for is not one.
     live = [fd for fd in findings if not accounted(fd)]
-    # Every changed line and what explains it, once: the verdict, counts, risks and snippets read
-    # it (it reads the findings' ``explains`` only, so marking them below leaves it true).
+    # Every changed line and what explains it, once (read by the verdict, counts, risks, snippets).
     ledger = ledger_of(bundle, findings, diagnostics)
-    # The edits that change behaviour; a behaviour comparison none of them falls in only could
-    # not prove its function equal, and says so (``details.witnessed``).
+    # The edits that change behaviour (a comparison none falls in says "not proven").
     witnessed = witnesses_of(live, ledger)
     # Every changed line placed once, folded or left (indexes into ``findings``: marking keeps order).
     line_ledger, diff = review_lines(ledger, findings, witnessed)
@@ -58,6 +56,7 @@ def build_model(
     files = _files(bundle, findings, config)
     edits = left_edits(ledger)
     verdict = verdict_of(live, ledger, witnessed)
+    pure = verdict == "pure-refactor"
     counts = dict(sorted(Counter(fd.kind for fd in findings).items()))
     all_diags = list(diagnostics) + [Diagnostic("source", "", note) for note in bundle.source_notes]
     review = review_facts(bundle)
@@ -72,11 +71,8 @@ def build_model(
         headline={
             **headline_of(live, files, verdict),
             "unknown_reason": unknown_reason(verdict, ledger),
-            "tests_only": verdict == "pure-refactor"
-            and not ledger.source_changed
-            and not ledger.layout_only,
-            # only comments and layout of the shipped code changed (no statement differs)
-            "layout_only": verdict == "pure-refactor" and ledger.layout_only,
+            "tests_only": pure and not ledger.source_changed and not ledger.layout_only,
+            "layout_only": pure and ledger.layout_only,  # only comments and layout changed
             "failed_analyzers": list(ledger.failed),
             "unparsed_files": list(ledger.unparsed),
             "unseen_files": bundle.unseen_files,

@@ -176,6 +176,7 @@ def _broken(fd: Finding) -> bool:
         or d.get("globals_rebound")
         or any(s.get("inherits_new_home") is False for s in d.get("sites") or [])
         or any(_fact(r) for s in d.get("sites") or [] for r in s.get("residual") or [])
+        or bool(d.get("inputs"))  # an input the comparison found answered otherwise
     )
 
 

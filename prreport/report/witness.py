@@ -130,21 +130,14 @@ class _Speller:
 
 
 def _key(text: str) -> tuple[str, ...] | None:
-    """A line's significant tokens: the same statement however it is laid out."""
     toks = _tokens(text)
     return tuple(t for _k, t in toks) if toks else None
 
 
 def _renames(hunks: Sequence[Hunk], names: tuple[frozenset[str], frozenset[str]]) -> dict[str, str]:
-    """Names the PR replaces by another name everywhere: old -> new.
-
-    Read from the lines a hunk replaces one for one that differ only by names put in place
-    of names (``self._multiline[l] = first`` -> ``self.multiline_map[l] = first``); a pair
-    counts when the old name is on no line of the PR's files after the change, the new name
-    on none before it, the PR defines the new name (a ``def``/``class`` or a store into it:
-    ``sys.stdout`` -> ``sys.stderr`` is another object, not a rename) and neither is paired
-    with a second name. Anything else reading the old name would fail, so the rename is
-    complete as far as the PR's files show."""
+    """Names the PR replaces by another everywhere (old -> new): lines replaced one for one
+    that differ only by names; the old name on no after line, the new one on no before line
+    and defined by the PR (``sys.stdout`` -> ``sys.stderr`` is no rename), one to one."""
     before, after = names
     pairs: dict[str, set[str]] = {}
     for hunk in hunks:
@@ -248,7 +241,7 @@ def _of_hunk(
 
 
 def _original(w: Witness, spelt: str, before: str) -> str:
-    """A witness's removed spelling as the diff has it (not with the PR's renames applied)."""
+    """A witness's removed spelling as the diff has it (not renamed)."""
     return before.strip() if w.before == spelt.strip() else w.before
 
 
