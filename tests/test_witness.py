@@ -177,14 +177,16 @@ def test_a_name_the_pr_replaces_everywhere_is_a_rename_not_a_witness():
         _names(*removed, "def parse(self): pass"),
         _names(*added, "def parse(self): pass"),
     )
-    assert witnesses([hunk], names=(before, after)) == []
+    assert witnesses([hunk], names=lambda: (before, after)) == []
     # near misses: the new name was already bound before (another attribute now read), or the
     # old one is still spelled after the change (a reader the PR did not update)
-    assert [w.kind for w in witnesses([hunk], names=(before | {"multiline_map"}, after))] == [
+    assert [
+        w.kind for w in witnesses([hunk], names=lambda: (before | {"multiline_map"}, after))
+    ] == [
         "edit",
         "edit",
     ]
-    assert witnesses([hunk], names=(before, after | {"_multiline"})) != []
+    assert witnesses([hunk], names=lambda: (before, after | {"_multiline"})) != []
     # and without the files' names (nothing to say the rename is complete) it is an edit
     assert witnesses([hunk]) != []
 
@@ -244,4 +246,4 @@ def test_another_attribute_of_an_outside_object_is_no_rename():
     removed, added = ['    sys.stdout.write("]\\n")'], ['    sys.stderr.write("]\\n")']
     hunk = Hunk("pkg/a.py", tuple(enumerate(removed, 10)), tuple(enumerate(added, 10)))
     names = (_names(*removed, "import sys"), _names(*added, "import sys"))
-    assert [w.kind for w in witnesses([hunk], names=names)] == ["edit"]
+    assert [w.kind for w in witnesses([hunk], names=lambda: names)] == ["edit"]

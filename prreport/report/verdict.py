@@ -6,6 +6,7 @@ import ast
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from prreport.classify import category
@@ -254,7 +255,7 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
             "before": w.before,
             "after": w.after,
         }
-        for w in witnesses(hunks, _refactored_names(findings), _identifiers(ledger))
+        for w in witnesses(hunks, _refactored_names(findings), partial(_identifiers, ledger))
     ]
     return sorted(out, key=lambda w: (w["path"], w["line"] or 0, w["kind"]))
 

@@ -35,7 +35,8 @@ import keyword
 import re
 import token
 import tokenize
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 _COMPARE = {"<", "<=", ">", ">=", "==", "!=", "is", "in"}
@@ -52,8 +53,7 @@ _STORE_INTO = re.compile(r"^\s*[\w.]+(\.\w+|\[[^\]]*\])\s*(=|\+=|-=|\*=|/=|\|=|&
 _CALL_STATEMENT = re.compile(r"^\s*(await\s+)?[\w.]+(\[[^\]]*\])?\s*\(.*\)\s*$")
 _NEW_BRANCH = re.compile(r"^\s*(if|elif|except)\b")
 _TYPE_CHECKING = re.compile(r"^\s*if\s+(typing\.)?TYPE_CHECKING\s*:\s*(#.*)?$")
-# A name a line defines: ``def name``/``class name``, or a store into it (``name =``,
-# ``self.name: T =``, ``name +=``; not ``==``).
+# A name a line defines: ``def``/``class name`` or a store (``self.name: T =``, not ``==``).
 _DEFINES = re.compile(
     r"\b(?:def|class)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(?::[^=]*)?(?:[-+*/|&]?=)(?!=)"
 )
@@ -84,7 +84,7 @@ class Hunk:
 def witnesses(
     hunks: Sequence[Hunk],
     refactored: frozenset[str] = frozenset(),
-    names: tuple[frozenset[str], frozenset[str]] | None = None,
+    names: Callable[[], tuple[frozenset[str], frozenset[str]]] | None = None,
 ) -> list[Witness]:
     """Every witnessed behaviour change among the left-over lines of ``hunks``, in line order.
 
@@ -92,8 +92,8 @@ def witnesses(
     or inlined helper, a moved or renamed definition). A call of one of them in place of the
     code it replaced is that refactoring, unproven — not a witness.
 
-    ``names``: every identifier of the PR's Python files before and after the change (their
-    whole texts). A name the PR replaces by another everywhere — the old one is on no after
+    ``names``: gives every identifier of the PR's Python files before and after the change
+    (their whole texts; asked only when some line differs by names alone). A name the PR replaces by another everywhere — the old one is on no after
     line, the new one on no before line (``_renames``) — is a rename, read as the new name on
     the removed lines; and a statement removed here and added elsewhere in the PR (or the
     reverse) is a re-placement: unproven, never a witness by itself."""
@@ -134,11 +134,12 @@ def _key(text: str) -> tuple[str, ...] | None:
     return tuple(t for _k, t in toks) if toks else None
 
 
-def _renames(hunks: Sequence[Hunk], names: tuple[frozenset[str], frozenset[str]]) -> dict[str, str]:
+def _renames(
+    hunks: Sequence[Hunk], names: Callable[[], tuple[frozenset[str], frozenset[str]]]
+) -> dict[str, str]:
     """Names the PR replaces by another everywhere (old -> new): lines replaced one for one
     that differ only by names; the old name on no after line, the new one on no before line
     and defined by the PR (``sys.stdout`` -> ``sys.stderr`` is no rename), one to one."""
-    before, after = names
     pairs: dict[str, set[str]] = {}
     for hunk in hunks:
         removed = [t for _, t in _running(list(hunk.removed)) if _code(t)]
@@ -152,10 +153,10 @@ def _renames(hunks: Sequence[Hunk], names: tuple[frozenset[str], frozenset[str]]
             for old_line, new_line in zip(removed[i1:i2], added[j1:j2], strict=True):
                 for old, new in _name_swaps(old_line, new_line):
                     pairs.setdefault(old, set()).add(new)
-    sources: dict[str, int] = {}
-    for news in pairs.values():
-        for new in news:
-            sources[new] = sources.get(new, 0) + 1
+    if not pairs:
+        return {}
+    before, after = names()
+    sources = Counter(new for news in pairs.values() for new in news)
     defined = {
         m.group(1) or m.group(2)
         for hunk in hunks
