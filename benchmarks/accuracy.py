@@ -149,6 +149,8 @@ class CaseResult:
     source_changed: int = 0
     source_left: int = 0
     view_errors: list[str] = field(default_factory=list)
+    # context the analyzers asked for that the saved bundle lacks (made by an older prreport)
+    unfetched: list[str] = field(default_factory=list)
 
     @property
     def left_share(self) -> float:
@@ -231,6 +233,7 @@ def run_case(label: dict[str, Any]) -> CaseResult:
         sum(f["changed"] for f in source),
         sum(f["left"] for f in source),
         view_errors(analysis),
+        sorted(analysis.unfetched.files) + sorted(analysis.unfetched.references),
     )
 
 
@@ -384,6 +387,8 @@ def score(results: list[CaseResult]) -> dict[str, Any]:
         "refactor_called_change": sum(1 for m in misses if m["type"] != "false-pure"),
         "crashes": sum(len(r.crashes) for r in results),
         "crash_cases": [f"{r.label['id']}: {c}" for r in results for c in r.crashes],
+        # bundles a run on the live repository would see more of: rebuild them (build.py ID)
+        "stale_bundles": sorted(r.label["id"] for r in results if r.unfetched),
         "kinds": kinds,
         "misses": misses,
         "seconds": round(sum(r.seconds for r in results), 2),
@@ -565,6 +570,12 @@ def _print(report: dict[str, Any], n_misses: int) -> None:
     print(f"analyzer crashes       {report['crashes']}")
     for c in report["crash_cases"]:
         print(f"  {c}")
+    stale = report["stale_bundles"]
+    print(f"stale bundles          {len(stale)}  (lack context the analyzers ask for today)")
+    if stale:
+        print(
+            f"  rebuild: python tests/corpus/build.py {' '.join(stale[:8])}{' ...' if len(stale) > 8 else ''}"
+        )
     print(f"analysis time          {report['seconds']} s")
     print()
     if "mutations" in report:

@@ -14,7 +14,7 @@ from pathlib import Path
 from prreport.analyzers import collect_requests, run_analyzers, selected
 from prreport.bundle import PullRequestBundle, analysable, python_line_ends
 from prreport.config import AnalysisConfig, Config
-from prreport.findings import Diagnostic, Finding
+from prreport.findings import ContextRequest, Diagnostic, Finding
 from prreport.output import report_stem
 from prreport.python.sources import SourceFiles
 from prreport.report.build import build_model
@@ -34,6 +34,9 @@ class Analysis:
     findings: list[Finding]
     diagnostics: list[Diagnostic]
     model: ReportModel
+    # Context the analyzers asked for that the bundle does not hold (head files, reference
+    # names): a saved bundle made by an older prreport; ``gather`` leaves nothing here.
+    unfetched: ContextRequest = ContextRequest()
 
     def live_kinds(self) -> list[str]:
         """Finding kinds the report stands by: a behaviour change a proven refactor accounts for is not one."""
@@ -172,13 +175,24 @@ def _analyse(
     else:
         sources = SourceFiles(view)
     try:
-        _req, plan_diags = collect_requests(analyzers, view, sources)
+        request, plan_diags = collect_requests(analyzers, view, sources)
         findings, diags = run_analyzers(analyzers, view, debug=debug, sources=sources)
     finally:
         sources.release()  # the trees go now, by reference counting, not at a collector pass
     diags = unread_diagnostics(bundle) + plan_diags + diags
     model = build_model(bundle, findings, diags, config)
-    return Analysis(original, findings, diags, model)
+    return Analysis(original, findings, diags, model, unfetched(original, request))
+
+
+def unfetched(bundle: PullRequestBundle, request: ContextRequest) -> ContextRequest:
+    """What ``request`` asks for that ``bundle`` lacks: head files it neither changes nor holds
+    as context (only those the head tree has), and reference names it holds no search of."""
+    held = set(bundle.context_files) | {f.path for f in bundle.files}
+    heads = set(bundle.head_paths)
+    return ContextRequest(
+        frozenset(p for p in request.files if p not in held and p in heads),
+        frozenset(n for n in request.references if n not in bundle.references),
+    )
 
 
 # Syntax-tree memory per character of Python source (CPython 3.11: about 0.27 nodes per
