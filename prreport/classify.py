@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import posixpath
+import re
 from collections.abc import Iterable, Sequence
 
 _DOC_EXT = (".md", ".rst", ".txt", ".adoc")
@@ -41,6 +42,8 @@ _BUILD_NAMES = {
 _DEV_NAMES = {
     ".gitignore",
     ".gitattributes",
+    ".hgignore",
+    ".bzrignore",
     ".git-blame-ignore-revs",
     ".mailmap",
     ".editorconfig",
@@ -66,9 +69,25 @@ _DEV_NAMES = {
 }
 
 
+# Continuous integration and test orchestration: they run the project, never change it.
+_CI_NAMES = {
+    ".gitlab-ci.yml", "action.yml", ".travis.yml", "appveyor.yml", ".appveyor.yml",
+    "azure-pipelines.yml", ".cirrus.yml", ".drone.yml", "jenkinsfile", "tox.ini",
+}  # fmt: skip
+# Project documents named without an extension (``NEWS``, ``AUTHORS``, ``LICENSE``).
+_DOC_NAMES = {
+    "news", "changes", "changelog", "history", "authors", "contributors", "credits",
+    "license", "licence", "copying", "notice", "readme", "todo", "thanks",
+}  # fmt: skip
+# Top-level folders of benchmarks: run by hand to time the project, never installed or imported
+# by its code. (Examples are not among them: what an example does is documentation users run.)
+_OUTSIDE_DIRS = {"benchmarks", "benchmark", "asv_bench"}
+
+
 @functools.lru_cache(maxsize=4096)  # a pure function of the path, asked per finding and per line
 def category(path: str) -> str:
-    """One of source, test, docs, config, build, ci, data, dev (development tooling)."""
+    """One of source, test, docs, config, build, ci, data, dev (development tooling and
+    benchmarks: nothing installed reads them), stubs (``.pyi`` type stubs)."""
     low = path.lower()
     name = posixpath.basename(low)
     parts = low.split("/")
@@ -79,9 +98,12 @@ def category(path: str) -> str:
     if (
         low.startswith(".github/workflows/")
         or low.startswith(".ci/")
-        or name in (".gitlab-ci.yml", "action.yml")
+        or low.startswith((".circleci/", ".azure-pipelines/"))
+        or name in _CI_NAMES
     ):
         return "ci"
+    if name.endswith(".pyi"):
+        return "stubs"  # type stubs: read by type checkers only, never run
     code = name.endswith(".py")  # requirements.py, data/loader.py: a module like any other
     if (
         name in _BUILD_NAMES
@@ -101,6 +123,10 @@ def category(path: str) -> str:
         return "test"
     if name.endswith(_DOC_EXT) or any(p in ("docs", "doc") for p in parts[:-1]):
         return "docs"
+    if name in _DOC_NAMES:
+        return "docs"
+    if len(parts) > 1 and parts[0] in _OUTSIDE_DIRS:
+        return "dev"
     if name.endswith(_DATA_EXT) or (not code and any(p == "data" for p in parts[:-1])):
         return "data"
     if name.endswith(_CONFIG_EXT):
@@ -144,3 +170,39 @@ def python_module_path(path: str, head_paths: Iterable[str]) -> str:
     stem = posixpath.basename(path)[:-3]
     mod = [*parts[start:], *([] if stem == "__init__" else [stem])]
     return ".".join(mod)
+
+
+# Sections of packaging and config files that only configure development tools (linters,
+# formatters, type checkers, test runners, coverage): ``[flake8]`` of setup.cfg, ``[tool.ruff]``
+# (and its sub-tables) of pyproject.toml. No installed code reads them.
+_TOOL_INI = re.compile(
+    r"^(flake8|pycodestyle|pep8|pydocstyle|isort|tool:isort|mypy|mypy-.*|tool:pytest|pytest|"
+    r"coverage:.*|pylint.*|yapf|bandit|darglint|doc8|codespell|pyright)$"
+)
+_TOOL_TOML = re.compile(
+    r"^tool\.(black|ruff|isort|mypy|pytest|coverage|pylint|pyright|basedpyright|codespell|"
+    r"bandit|pydocstyle|docformatter|yapf|towncrier|interrogate|vulture|deptry|autoflake|"
+    r"pycln|mutmut|flake8|flakeheaven|check-manifest|typos|pyupgrade|refurb|tox)(\..*)?$"
+)
+_HEADER = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$")
+
+
+def tool_config_lines(path: str, text: str) -> frozenset[int]:
+    """The 1-based lines of a setup.cfg, tox.ini, .cfg/.ini or pyproject.toml-style text that
+    configure development tools only: the lines of such sections (their headers included) and
+    the file's comment lines. Other files: none."""
+    low = path.lower()
+    toml = low.endswith(".toml")
+    if not (toml or low.endswith((".cfg", ".ini"))):
+        return frozenset()
+    tool = _TOOL_TOML if toml else _TOOL_INI
+    out: set[int] = set()
+    inside = False
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _HEADER.match(line)
+        if m:
+            name = m.group(1).strip().strip("\"'")
+            inside = bool(tool.match(name if toml else name.lower()))
+        if inside or line.lstrip().startswith(("#", ";")):
+            out.add(n)
+    return frozenset(out)

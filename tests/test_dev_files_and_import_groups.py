@@ -20,6 +20,9 @@ from prreport.equivalence.modulecode import reordered_imports
         ".github/dependabot.yml",
         ".github/CODEOWNERS",
         "sub/.gitattributes",
+        ".bzrignore",
+        # run by hand to time the project, never installed or imported
+        "benchmarks/bench_parse.py",
     ],
 )
 def test_development_tooling_is_its_own_category(path: str) -> None:
@@ -30,12 +33,22 @@ def test_development_tooling_is_its_own_category(path: str) -> None:
     ("path", "cat"),
     [
         (".github/workflows/ci.yml", "ci"),
+        (".travis.yml", "ci"),
+        ("tox.ini", "ci"),
+        (".circleci/config.yml", "ci"),
         ("pyproject.toml", "build"),
         ("pkg/gitignore.py", "source"),
         ("integration/main.py", "test"),
         ("e2e/test_login.py", "test"),
         ("pkg/integration/django.py", "source"),
         ("src/pkg/e2e.py", "source"),
+        # examples are code users run (what they do is documentation); a document named NEWS
+        ("examples/basic/app.py", "source"),
+        ("pkg/benchmarks/timing.py", "source"),
+        ("NEWS", "docs"),
+        ("more_itertools/recipes.pyi", "stubs"),
+        ("AUTHORS", "docs"),
+        ("pkg/news.py", "source"),
     ],
 )
 def test_other_files_keep_their_category(path: str, cat: str) -> None:

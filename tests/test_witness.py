@@ -110,6 +110,18 @@ def test_an_edit_that_says_what_differs_is_a_witness(
                 "    register(Distribution)",
             ],
         ),
+        # a value named once and read where it was computed (pyflakes a55a1263)
+        (
+            ["    if ok and isinstance(self.parent_of(v.source), ast.For):"],
+            [
+                "    parent = self.parent_of(v.source)",
+                "    if ok and isinstance(parent, ast.For):",
+                "        x = 1",
+            ],
+        ),
+        # a parameter kept in a private attribute (structlog 19ad6c7e): its readers decide
+        ([], ["        self._pad_event = pad_event"]),
+        (["        self._styles = styles"], []),
     ],
 )
 def test_a_restructuring_is_no_witness(removed: list[str], added: list[str]):
@@ -247,3 +259,70 @@ def test_another_attribute_of_an_outside_object_is_no_rename():
     hunk = Hunk("pkg/a.py", tuple(enumerate(removed, 10)), tuple(enumerate(added, 10)))
     names = (_names(*removed, "import sys"), _names(*added, "import sys"))
     assert [w.kind for w in witnesses([hunk], names=lambda: names)] == ["edit"]
+
+
+_FORMAT = "def variables(prefix, n):\n    return dict(\n        n=n,\n        total=n * 2,\n    )\n"
+
+
+def test_an_entry_added_to_a_value_being_built_is_a_witness(tmp_path: Path):
+    # tqdm 5af11351: a ``'desc': ...`` entry joins the format variables (no statement added)
+    after = _FORMAT.replace(
+        "        total=n * 2,\n", "        total=n * 2,\n        desc=prefix or '',\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/fmt.py": _FORMAT}
+    a = analyse_commit(tmp_path, base, {"pkg/fmt.py": after}, message="feat: desc (#8)")
+    assert a.model.summary.verdict == "behavior-change"
+    (w,) = a.model.summary.headline["witnesses"]
+    assert (w["kind"], w["after"]) == ("added", "desc=prefix or '',")
+    # near miss: the same call laid out on other lines holds the same elements
+    relaid = "def variables(prefix, n):\n    return dict(n=n,\n                total=n * 2)\n"
+    b = analyse_commit(tmp_path / "b", base, {"pkg/fmt.py": relaid}, message="style (#9)")
+    assert b.model.summary.verdict == "pure-refactor"
+
+
+def test_an_import_line_is_the_import_analyzers_to_judge():
+    # ``from ..utils import text`` -> ``from faker.utils import text``: the same module; an
+    # import now bound to another object is witnessed by the import findings instead
+    assert _kinds(["from ..utils import text"], ["from faker.utils import text"]) == []
+    multi = (
+        ["from .a import (", "    x,", "    y,", ")"],
+        ["from .a import (", "    x,", "    z,", ")"],
+    )
+    assert _kinds(*multi) == []
+    assert _kinds(["    x = load(1)"], ["    x = load(2)"]) == [
+        "value"
+    ]  # the lines around still count
+
+
+def test_a_flag_or_a_computed_value_kept_in_a_private_attribute_is_a_witness():
+    # near misses of the private-state rule: a literal stored is a flag, a call computes anew
+    assert _kinds([], ["        self._closed = True"]) == ["added"]
+    assert _kinds(["        self._algorithms = get_default_algorithms()"], []) == ["removed"]
+    assert _kinds([], ["        self.pad_event = pad_event"]) == ["added"]  # public: others read it
+
+
+def test_a_named_value_read_beside_a_new_condition_is_still_a_witness():
+    # near miss: the local stands for its value, but ``strict`` is new
+    kinds = _kinds(
+        ["    if ok and isinstance(self.parent_of(v.source), ast.For):"],
+        [
+            "    parent = self.parent_of(v.source)",
+            "    if ok and strict and isinstance(parent, ast.For):",
+            "        x = 1",
+        ],
+    )
+    assert kinds == ["added"]
+
+
+def test_a_value_read_through_the_private_attribute_that_keeps_it_is_no_witness():
+    # structlog 19ad6c7e: ``styles`` is kept in ``self._styles`` and read through it elsewhere
+    store = Hunk("pkg/dev.py", (), ((10, "        self._styles = styles"),))
+    read = Hunk(
+        "pkg/dev.py",
+        ((40, "            styles.reset,"), (41, "            width=pad,")),
+        ((40, "            self._styles.reset,"), (41, "            width=self._pad,"), (42, "        x = 1")),
+    )
+    elements = lambda _p, _s, n, _t: n in (40, 41)  # noqa: E731
+    got = [(w.kind, w.line) for w in witnesses([store, read], elements=elements)]
+    # ``self._pad`` keeps nothing the PR stored: still witnesses, both sides
+    assert got == [("added", 41), ("removed", 41)]

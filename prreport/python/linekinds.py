@@ -63,3 +63,31 @@ def string_lines(node: ast.AST) -> set[int]:
         ):
             out.update(range(sub.lineno, (sub.end_lineno or sub.lineno) + 1))
     return out
+
+
+def element_lines(tree: ast.Module) -> frozenset[int]:
+    """Lines of function bodies that hold whole elements of a value being built, alone on their
+    line (a dict entry, a list/tuple/set item, a call's argument or keyword): adding or removing
+    such a line changes the value or the call although the line is no statement of its own.
+    Module-level tables are left out: what an entry of a registry does is its readers' to say."""
+    out: set[int] = set()
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for node in (x for fn in functions for st in fn.body for x in ast.walk(st)):
+        parts: list[tuple[ast.expr | ast.keyword, ast.expr | ast.keyword]]
+        if isinstance(node, ast.Dict):
+            parts = [
+                (v if k is None else k, v) for k, v in zip(node.keys, node.values, strict=True)
+            ]
+        elif isinstance(node, ast.List | ast.Tuple | ast.Set):
+            parts = [(e, e) for e in node.elts]
+        elif isinstance(node, ast.Call):
+            parts = [(e, e) for e in node.args] + [(k, k) for k in node.keywords]
+        else:
+            continue
+        if len(parts) < 2 and node.lineno == node.end_lineno:
+            continue
+        for first, last in parts:
+            start, end = first.lineno, last.end_lineno
+            if start == end and start not in (node.lineno, node.end_lineno):
+                out.add(start)
+    return frozenset(out)

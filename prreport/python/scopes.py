@@ -192,6 +192,11 @@ _BINDINGS: weakref.WeakKeyDictionary[ast.Module, dict[str, list[ast.AST]]] = (
 _PARAMETERS: weakref.WeakKeyDictionary[ast.Module, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
+def bindings_of(tree: ast.Module, name: str) -> list[ast.AST]:
+    """Every statement or node anywhere in the module that binds ``name``."""
+    return list(_bindings(tree).get(name, []))
+
+
 def bound_anywhere(tree: ast.Module) -> frozenset[str]:
     """Every name ``tree`` binds anywhere: definitions, imports, stores and deletes,
     ``global``/``nonlocal`` names and parameters (from the same one walk as ``single_binding``)."""

@@ -26,7 +26,7 @@ _CONTEXT_KINDS = {
 
 def change_type_of(cat: str, fds: list[Finding], status: str, moved_out: bool = False) -> str:
     """What kind of change a file has: its category outside source, else rename, logic, refactor..."""
-    if cat in ("test", "docs", "ci", "build", "config", "data", "dev"):
+    if cat in ("test", "docs", "ci", "build", "config", "data", "dev", "stubs"):
         return cat
     kinds = {fd.kind for fd in fds}
     if status == "renamed" and not kinds - {"file.renamed"}:
@@ -45,7 +45,7 @@ def change_type_of(cat: str, fds: list[Finding], status: str, moved_out: bool = 
 
 def file_order(f: FileEntry) -> tuple[int, int, str]:
     """Source files with findings first, then other source, then the rest by category."""
-    cat_rank = ("source", "test", "config", "build", "ci", "dev", "docs", "data")
+    cat_rank = ("source", "test", "stubs", "config", "build", "ci", "dev", "docs", "data")
     rank = cat_rank.index(f.category) if f.category in cat_rank else len(cat_rank)
     return (rank, 0 if f.finding_kinds else 1, f.path)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from prreport.bundle import FileChange, PullRequestBundle
-from prreport.classify import category
+from prreport.classify import category, tool_config_lines
 from prreport.diffparse import ChangedLines, changed_lines
 from prreport.findings import Diagnostic, Finding
 from prreport.report.formatting import respaced
@@ -45,7 +45,9 @@ class LedgerLine:
     side: str  # "-" removed (numbered in the before file) | "+" added (in the after file)
     line: int
     text: str  # the line ("" when that side's text is not known)
-    kind: str  # "code" | "blank" | "comment" (Python) | "formatting" (same code, other spacing)
+    # "code" | "blank" | "comment" (Python) | "formatting" (same code, other spacing) |
+    # "tooling" (a build or config line that only configures development tools)
+    kind: str
     explained_by: tuple[Finding, ...]  # findings whose ``explains`` name it
     unchanged_in: tuple[Finding, ...]  # ``behavior.unchanged`` findings whose span holds it
     # Counted in the explained share: some entry denotes it (``Ledger.explained_count``).
@@ -296,6 +298,10 @@ def _file(
     # apart in the Python files the verdict reads).
     reads = status == "text" and cat in _BEHAVIOUR_CATEGORIES
     same = respaced(cl.replaced, before or (), after or ()) if python and reads else set()
+    tooling = {
+        side: tool_config_lines(f.path, text) if reads and not python and text else frozenset()
+        for side, text in (("-", f.before), ("+", f.after))
+    }
     lines: list[LedgerLine] = []
     for side, path, rows, numbers in (
         ("-", f.before_path, before or (), cl.removed),
@@ -311,6 +317,8 @@ def _file(
                 kind = "blank"
             elif python and code.startswith("#"):
                 kind = "comment"
+            elif n in tooling[side]:
+                kind = "tooling"
             else:
                 kind = "code"
             by = naming.get((path, side, n), [])

@@ -132,7 +132,7 @@ def _place(
     ln: LedgerLine, by: list[int], witnessed: bool, current: tuple[str, Any] | None
 ) -> tuple[str, Any]:
     """The block a changed line goes in: ("left", None), ("fold", finding index) or
-    ("fold", "blank" | "comment" | "formatting")."""
+    ("fold", "blank" | "comment" | "formatting" | "tooling")."""
     if witnessed or ln.left:
         return ("left", None)
     if by:
@@ -140,7 +140,7 @@ def _place(
         if current is not None and current[0] == "fold" and current[1] in by:
             return current
         return ("fold", by[0])
-    return ("fold", ln.kind if ln.kind in ("blank", "comment", "formatting") else "code")
+    return ("fold", ln.kind if ln.kind in (*_QUIET, "tooling") else "code")
 
 
 def _file(

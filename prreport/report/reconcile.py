@@ -58,10 +58,17 @@ def account(findings: list[Finding]) -> list[Finding]:
         if proves_equivalence(fd) or _names_inputs(fd):
             for e in fd.explains:
                 provers.setdefault((e[0], e[1], e[2]), []).append(fd)
+    sites = _proven_sites(findings)
     out = []
     for fd in findings:
         lines = fd.details.get("residual_lines") if fd.kind == "behavior.changed" else None
-        if lines:
+        site = sites.get((fd.path, fd.symbol)) if fd.kind == "behavior.changed" else None
+        if site is not None:
+            # This caller's own expansion is proven equal, whatever the helper's other callers
+            # show: the function behaves as before (its residual is that call, expanded).
+            accounted = [{"kind": site.kind, "path": site.path, "symbol": site.symbol}]
+            fd = replace(fd, details={**fd.details, "accounted_by": accounted})
+        elif lines:
             before_path = fd.details.get("before_path") or fd.path
             by: dict[int, Finding] = {}
             for side, n in lines:
@@ -80,6 +87,20 @@ def account(findings: list[Finding]) -> list[Finding]:
                 accounted = [{"kind": k, "path": p, "symbol": sym} for k, p, sym in keys]
                 fd = replace(fd, details={**fd.details, "accounted_by": accounted})
         out.append(fd)
+    return out
+
+
+def _proven_sites(findings: list[Finding]) -> dict[tuple[str, str], Finding]:
+    """(path, function) -> the inlining or extraction whose comparison of that call site (the
+    caller with the helper's body put at its calls) proved the caller equal to its other
+    version, although the finding as a whole is not proven (another site differs)."""
+    out: dict[tuple[str, str], Finding] = {}
+    for fd in findings:
+        if fd.kind not in ("code.inlined", "code.extracted") or proves_equivalence(fd):
+            continue
+        for site in fd.details.get("sites") or ():
+            if site.get("proven") is True and site.get("equality") in _EQUIVALENT:
+                out.setdefault((str(site.get("path")), str(site.get("scope"))), fd)
     return out
 
 

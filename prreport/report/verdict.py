@@ -11,6 +11,8 @@ from typing import Any
 
 from prreport.classify import category
 from prreport.findings import Finding
+from prreport.python.linekinds import element_lines
+from prreport.python.parse import parse
 from prreport.report.ledger import Ledger
 from prreport.report.witness import Hunk, witnesses
 
@@ -143,6 +145,28 @@ def _identifiers(ledger: Ledger) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(sides[0]), frozenset(sides[1])
 
 
+class _Elements:
+    """Whether a line of a file side holds whole elements of a value being built (parsed on
+    first asking, once per file side; a line whose text is not the file's is none)."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.memo: dict[tuple[str, str], frozenset[int]] = {}
+
+    def __call__(self, path: str, side: str, line: int, text: str) -> bool:
+        lf = self.ledger.file(path)
+        rows = None if lf is None else (lf.before if side == "-" else lf.after)
+        if lf is None or rows is None or not 0 < line <= len(rows) or rows[line - 1] != text:
+            return False
+        if (path, side) not in self.memo:
+            source = lf.change.before if side == "-" else lf.change.after
+            try:
+                self.memo[path, side] = element_lines(parse(source or ""))
+            except (SyntaxError, ValueError):
+                self.memo[path, side] = frozenset()
+        return line in self.memo[path, side]
+
+
 def compared(fd: Finding) -> list[Hunk]:
     """The residual of a refactor finding's comparison (the old and new code, renamed alike,
     with the lines both share dropped) as hunks at the finding's line: the witness reader sees
@@ -255,7 +279,12 @@ def witnesses_of(findings: list[Finding], ledger: Ledger) -> list[dict[str, Any]
             "before": w.before,
             "after": w.after,
         }
-        for w in witnesses(hunks, _refactored_names(findings), partial(_identifiers, ledger))
+        for w in witnesses(
+            hunks,
+            (_refactored_names(findings), _refactored_names(findings, _HELPERS)),
+            partial(_identifiers, ledger),
+            _Elements(ledger),
+        )
     ]
     return sorted(out, key=lambda w: (w["path"], w["line"] or 0, w["kind"]))
 
@@ -307,12 +336,15 @@ def _residual_lines(fd: Finding) -> list[tuple[str, int]]:
     return [(str(s), int(n)) for s, n in raw if isinstance(n, int)]
 
 
-def _refactored_names(findings: list[Finding]) -> frozenset[str]:
-    """Short names of the definitions the PR's refactor findings are about."""
+_HELPERS = ("code.extracted", "code.inlined")
+
+
+def _refactored_names(
+    findings: list[Finding], kinds: tuple[str, ...] = ("code.", "symbol.")
+) -> frozenset[str]:
+    """Short names of the definitions the PR's refactor findings (of ``kinds``) are about."""
     return frozenset(
-        fd.symbol.rpartition(".")[2]
-        for fd in findings
-        if fd.symbol and fd.kind.startswith(("code.", "symbol."))
+        fd.symbol.rpartition(".")[2] for fd in findings if fd.symbol and fd.kind.startswith(kinds)
     )
 
 

@@ -30,29 +30,39 @@ from __future__ import annotations
 
 import ast
 import difflib
-import io
 import keyword
 import re
 import token
-import tokenize
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-_COMPARE = {"<", "<=", ">", ">=", "==", "!=", "is", "in"}
-_ARITH = {"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^", "<<", ">>"}
-_BOOL = {"and", "or"}
-_LITERAL_NAMES = {"True", "False", "None"}
-_PUNCTUATION = {"(", ")", "[", "]", "{", "}", ",", ":", ".", ";"}
-# Keywords that shape statements: the same names and values under another statement structure
-# (a ``try``/``except`` written as ``with suppress``) are covered.
-_STRUCTURE = frozenset(keyword.kwlist) - {"and", "or", "not", "is", "in", "True", "False", "None"}
+from prreport.report.hunklines import (
+    calls_any,
+    expanded,
+    kept_values,
+    locals_of,
+    mentions,
+    outside_definitions,
+    running,
+    without_imports,
+)
+from prreport.report.linetokens import (
+    atoms_of,
+    indent_of,
+    is_code,
+    is_literal,
+    is_name,
+    is_operator,
+    line_tokens,
+    token_key,
+)
+
 # A statement with an effect, by its first token(s); an assignment to a plain name is not one.
 _EFFECT_START = re.compile(r"^\s*(raise|return|yield|del|assert|global|nonlocal)\b")
 _STORE_INTO = re.compile(r"^\s*[\w.]+(\.\w+|\[[^\]]*\])\s*(=|\+=|-=|\*=|/=|\|=|&=)(?!=)")
 _CALL_STATEMENT = re.compile(r"^\s*(await\s+)?[\w.]+(\[[^\]]*\])?\s*\(.*\)\s*$")
 _NEW_BRANCH = re.compile(r"^\s*(if|elif|except)\b")
-_TYPE_CHECKING = re.compile(r"^\s*if\s+(typing\.)?TYPE_CHECKING\s*:\s*(#.*)?$")
 # A name a line defines: ``def``/``class name`` or a store (``self.name: T =``, not ``==``).
 _DEFINES = re.compile(
     r"\b(?:def|class)\s+([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(?::[^=]*)?(?:[-+*/|&]?=)(?!=)"
@@ -83,29 +93,40 @@ class Hunk:
 
 def witnesses(
     hunks: Sequence[Hunk],
-    refactored: frozenset[str] = frozenset(),
+    refactored: frozenset[str] | tuple[frozenset[str], frozenset[str]] = frozenset(),
     names: Callable[[], tuple[frozenset[str], frozenset[str]]] | None = None,
+    elements: Callable[[str, str, int, str], bool] | None = None,
 ) -> list[Witness]:
     """Every witnessed behaviour change among the left-over lines of ``hunks``, in line order.
 
     ``refactored``: names of definitions a refactor finding of the PR is about (an extracted
-    or inlined helper, a moved or renamed definition). A call of one of them in place of the
-    code it replaced is that refactoring, unproven — not a witness.
+    or inlined helper, a moved or renamed definition), or (those names, the extracted and
+    inlined helpers among them). A call of one of them added in place of the code it replaced
+    is that refactoring, unproven — not a witness; so are a helper's call replaced by its code
+    and the removed body of a helper (an inlining).
 
     ``names``: gives every identifier of the PR's Python files before and after the change
     (their whole texts; asked only when some line differs by names alone). A name the PR replaces by another everywhere — the old one is on no after
     line, the new one on no before line (``_renames``) — is a rename, read as the new name on
     the removed lines; and a statement removed here and added elsewhere in the PR (or the
-    reverse) is a re-placement: unproven, never a witness by itself."""
+    reverse) is a re-placement: unproven, never a witness by itself.
+
+    ``elements``: whether a line (path, side "-"/"+", number, text) holds whole elements of a
+    value being built (``linekinds.element_lines``: a dict entry, a call's argument on its own
+    line); such a line added or removed is a witness like a statement with an effect (asked
+    only for a line that is no statement and whose atoms are not all on the other side)."""
     renames = _renames(hunks, names) if names is not None else {}
     spell = _Speller(renames)
     elsewhere = (
-        {spell.key(t) for h in hunks for _, t in h.removed if _code(t)},
-        {_key(t) for h in hunks for _, t in h.added if _code(t)},
+        {spell.key(t) for h in hunks for _, t in h.removed if is_code(t)},
+        {token_key(t) for h in hunks for _, t in h.added if is_code(t)},
     )
+    kept = kept_values([t for h in hunks for _, t in h.added])
+    # (every refactored name, the helpers among them: extracted or inlined definitions)
+    names_of = refactored if isinstance(refactored, tuple) else (refactored, refactored)
     out: list[Witness] = []
     for hunk in hunks:
-        out.extend(_of_hunk(hunk, refactored, spell, elsewhere))
+        out.extend(_of_hunk(hunk, names_of, spell, elsewhere, elements or _no_elements, kept))
     return sorted(set(out), key=lambda w: (w.path, w.line, w.side, w.kind, w.before, w.after))
 
 
@@ -126,12 +147,7 @@ class _Speller:
         return self._pattern.sub(lambda m: self.renames[m.group(1)], text)
 
     def key(self, text: str) -> tuple[str, ...] | None:
-        return _key(self(text))
-
-
-def _key(text: str) -> tuple[str, ...] | None:
-    toks = _tokens(text)
-    return tuple(t for _k, t in toks) if toks else None
+        return token_key(self(text))
 
 
 def _renames(
@@ -142,8 +158,8 @@ def _renames(
     and defined by the PR (``sys.stdout`` -> ``sys.stderr`` is no rename), one to one."""
     pairs: dict[str, set[str]] = {}
     for hunk in hunks:
-        removed = [t for _, t in _running(list(hunk.removed)) if _code(t)]
-        added = [t for _, t in _running(list(hunk.added)) if _code(t)]
+        removed = [t for _, t in running(list(hunk.removed)) if is_code(t)]
+        added = [t for _, t in running(list(hunk.added)) if is_code(t)]
         matcher = difflib.SequenceMatcher(
             a=[t.strip() for t in removed], b=[t.strip() for t in added], autojunk=False
         )
@@ -176,26 +192,34 @@ def _renames(
 
 def _name_swaps(before: str, after: str) -> list[tuple[str, str]]:
     """The (old, new) names of two lines that differ only by names replaced one for one."""
-    b, a = _tokens(before), _tokens(after)
+    b, a = line_tokens(before), line_tokens(after)
     if not b or not a or len(a) != len(b):
         return []
     swaps = [(x, y) for x, y in zip(b, a, strict=True) if x != y]
-    if swaps and all(_name(x) and _name(y) for x, y in swaps):
+    if swaps and all(is_name(x) and is_name(y) for x, y in swaps):
         return [(x[1], y[1]) for x, y in swaps]
     return []
 
 
 def _of_hunk(
     hunk: Hunk,
-    refactored: frozenset[str],
+    refactored_names: tuple[frozenset[str], frozenset[str]],
     spell: _Speller,
     elsewhere: tuple[set[tuple[str, ...] | None], set[tuple[str, ...] | None]],
+    elements: Callable[[str, str, int, str], bool],
+    kept: dict[str, set[str]],
 ) -> list[Witness]:
-    removed = _running([(n, t) for n, t in hunk.removed if _code(t)])
-    added = _running([(n, t) for n, t in hunk.added if _code(t)])
+    refactored, helpers = refactored_names
+    removed = running(without_imports([(n, t) for n, t in hunk.removed if is_code(t)]))
+    added = running(without_imports([(n, t) for n, t in hunk.added if is_code(t)]))
     spelt = [(n, spell(t)) for n, t in removed]
-    removed_atoms = _atoms(t for _, t in spelt)
-    added_atoms = _atoms(t for _, t in added)
+    removed_atoms = atoms_of(t for _, t in spelt)
+    # A value the PR keeps in a private attribute (``kept_values``) is read through it; a local
+    # the hunk introduces (``parent = self.get(node)``) stands for what it is assigned: a line
+    # reading it holds that expression's atoms (a value named once, read twice).
+    added_atoms = set().union(*(expanded(t, kept) for _, t in added))
+    new_locals = {**kept, **locals_of(added, removed_atoms)}
+    old_locals = locals_of(spelt, added_atoms)
     out = _regrouped(hunk.path, spelt, added)
     matcher = difflib.SequenceMatcher(
         a=[t.rstrip() for _, t in spelt], b=[t.rstrip() for _, t in added], autojunk=False
@@ -207,12 +231,14 @@ def _of_hunk(
         if tag == "replace" and len(gone) == len(new):
             for (_, before), (_, now), (an, after) in zip(gone, spelt[i1:i2], new, strict=True):
                 w = _substitution(hunk.path, an, now, after, removed_atoms)
+                if w is not None and w.kind in ("call", "edit") and mentions(helpers, now, after):
+                    continue  # a call of a helper the PR inlined or extracted, in its place
                 if w is not None:
                     w = Witness(w.path, w.side, w.line, w.kind, _original(w, now, before), w.after)
                 elif (
                     before == now
                     and before.strip() != after.strip()
-                    and _tokens(before) == _tokens(after)
+                    and line_tokens(before) == line_tokens(after)
                 ):
                     # Code lines whose difference no token shows: text inside a string literal
                     # that spans lines (the ledger read them as code, not as comments).
@@ -222,41 +248,35 @@ def _of_hunk(
             continue
         # Lines added or removed with no counterpart: an effect is a witness unless every name,
         # literal and operator it holds is on the other side of the hunk (moved or re-spelled),
-        # the same statement is on the other side elsewhere in the PR (re-placed), or the added
-        # side calls a definition the PR refactored (the code it replaced went there).
-        if _atoms(t for _, t in new) & refactored:
-            continue
+        # the same statement is on the other side elsewhere in the PR (re-placed), or one side
+        # calls a definition the PR refactored (the code went there, or came from there).
+        if atoms_of(t for _, t in new) & refactored or calls_any(gone, helpers):
+            continue  # a helper the PR extracted called in place of code, or inlined
+        gone = outside_definitions(gone, helpers)
         out += [
             Witness(hunk.path, "+", n, "added", "", t.strip())
             for n, t in new
-            if _effect(t) and not _atoms([t]) <= removed_atoms and _key(t) not in elsewhere[0]
+            if not expanded(t, new_locals) <= removed_atoms
+            and token_key(t) not in elsewhere[0]
+            and (_effect(t) or elements(hunk.path, "+", n, t))
         ]
         out += [
             Witness(hunk.path, "-", n, "removed", t.strip(), "")
             for n, t in gone
-            if _effect(t)
-            and not _atoms([spell(t)]) <= added_atoms
+            if not expanded(spell(t), old_locals) <= added_atoms
             and spell.key(t) not in elsewhere[1]
+            and (_effect(t) or elements(hunk.path, "-", n, t))
         ]
     return out
+
+
+def _no_elements(_path: str, _side: str, _line: int, _text: str) -> bool:
+    return False
 
 
 def _original(w: Witness, spelt: str, before: str) -> str:
     """A witness's removed spelling as the diff has it (not renamed)."""
     return before.strip() if w.before == spelt.strip() else w.before
-
-
-def _running(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """The lines without ``if TYPE_CHECKING:`` blocks (never run: only type checkers read them)."""
-    out: list[tuple[int, str]] = []
-    inside: int | None = None  # the indentation of the ``if TYPE_CHECKING:`` being skipped
-    for n, text in lines:
-        if inside is not None and _indent(text) > inside:
-            continue
-        inside = _indent(text) if _TYPE_CHECKING.match(text) else None
-        if inside is None:
-            out.append((n, text))
-    return out
 
 
 def _same_but_annotations(before: str, after: str) -> bool:
@@ -299,28 +319,9 @@ def _regrouped(
             continue
         gone = [r for r in removed if r[1].strip() == stripped]
         if gone and len(gone) != sum(1 for a in added if a[1].strip() == stripped):
-            if all(_indent(r[1]) != _indent(text) for r in gone):
+            if all(indent_of(r[1]) != indent_of(text) for r in gone):
                 out.append(Witness(path, "+", n, "moved", gone[0][1].strip(), stripped))
     return out
-
-
-def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip())
-
-
-def _atoms(lines: Iterable[str]) -> set[str]:
-    """The names, literals and operators of some lines (layout, brackets and commas aside)."""
-    out: set[str] = set()
-    for text in lines:
-        for _kind, tok in _tokens(text) or []:
-            if tok not in _PUNCTUATION and tok not in _STRUCTURE:
-                out.add(tok)
-    return out
-
-
-def _code(text: str) -> bool:
-    stripped = text.strip()
-    return bool(stripped) and not stripped.startswith("#")
 
 
 def _effect(text: str) -> bool:
@@ -328,35 +329,19 @@ def _effect(text: str) -> bool:
         return True  # a branch or handler that decides what runs (``if x is None:``, ``except E:``)
     if _BLOCK_START.match(text):
         return False
+    private = _PRIVATE_STORE.match(text)
+    if private:
+        # A value the code already had (a parameter, a local) kept in a private attribute of
+        # the object, or no longer kept: state only its own class reads, so what those reads do
+        # is the witness, not the store. A literal stored (a flag) or a value computed by a
+        # call is an effect.
+        value = text[private.end() :]
+        return bool(_CALLS.search(value)) or any(is_literal(t) for t in line_tokens(value) or [])
     return bool(_EFFECT_START.match(text) or _STORE_INTO.match(text) or _CALL_STATEMENT.match(text))
 
 
-def _tokens(text: str) -> list[tuple[int, str]] | None:
-    """Significant tokens of one line (comments and layout dropped); None when it does not tokenize."""
-    keep = (token.NAME, token.NUMBER, token.STRING, token.OP)
-    out: list[tuple[int, str]] = []
-    try:
-        for t in tokenize.generate_tokens(io.StringIO(text.strip() + "\n").readline):
-            if t.type in keep:
-                out.append((t.type, t.string))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        # One line of a statement over several lines (``raise E(`` ...): its tokens so far.
-        if not out:
-            return None
-    return out
-
-
-def _literal(tok: tuple[int, str]) -> bool:
-    kind, text = tok
-    return kind in (token.NUMBER, token.STRING) or (kind == token.NAME and text in _LITERAL_NAMES)
-
-
-def _operator(tok: tuple[int, str]) -> bool:
-    return tok[1] in _COMPARE | _ARITH | _BOOL
-
-
-def _name(tok: tuple[int, str]) -> bool:
-    return tok[0] == token.NAME and not keyword.iskeyword(tok[1]) and tok[1] not in _LITERAL_NAMES
+_PRIVATE_STORE = re.compile(r"^\s*self\._(?!_)\w*\s*(:[^=]+)?=(?!=)")
+_CALLS = re.compile(r"[\w\])]\s*\(")
 
 
 def _substitution(
@@ -365,7 +350,7 @@ def _substitution(
     """The witness of a removed line replaced by one added line of the same shape, if any."""
     if _same_but_annotations(before, after):
         return None  # an annotation added, dropped or changed: no behaviour
-    b, a = _tokens(before), _tokens(after)
+    b, a = line_tokens(before), line_tokens(after)
     if not b or not a or b == a:
         return None
     ops = [
@@ -377,15 +362,15 @@ def _substitution(
         tag, i1, i2, j1, j2 = ops[0]
         old, new = b[i1:i2], a[j1:j2]
         if tag == "replace" and len(old) == 1 and len(new) == 1:
-            if _literal(old[0]) and _literal(new[0]):
+            if is_literal(old[0]) and is_literal(new[0]):
                 return Witness(path, "+", line, "value", old[0][1], new[0][1])
-            if _operator(old[0]) and _operator(new[0]):
+            if is_operator(old[0]) and is_operator(new[0]):
                 return Witness(path, "+", line, "operator", old[0][1], new[0][1])
-            if _name(old[0]) and _name(new[0]) and _called(a, j2) and _called(b, i2):
+            if is_name(old[0]) and is_name(new[0]) and _called(a, j2) and _called(b, i2):
                 return Witness(path, "+", line, "call", old[0][1], new[0][1])
             if (
-                _name(old[0])
-                and _name(new[0])
+                is_name(old[0])
+                and is_name(new[0])
                 and new[0][1] not in removed_atoms
                 and not _stored(b, i1)
                 and not _stored(a, j1)
@@ -410,7 +395,7 @@ def _substitution(
     # The same kind of statement (the same keyword, the same call or the same target) that now
     # holds a name, literal or operator the hunk did not have: a condition, argument or value
     # that is different, not re-spelled.
-    if _shape(b) == _shape(a) and (_atoms([after]) - removed_atoms):
+    if _shape(b) == _shape(a) and (atoms_of([after]) - removed_atoms):
         return Witness(path, "+", line, "edit", before.strip(), after.strip())
     return None
 
@@ -432,7 +417,7 @@ def _after(text: str, lead: str) -> str:
 
 
 def _all_literal(toks: list[tuple[int, str]]) -> bool:
-    return bool(toks) and all(_literal(t) or t[1] in ("-", "(", ")", ",") for t in toks)
+    return bool(toks) and all(is_literal(t) or t[1] in ("-", "(", ")", ",") for t in toks)
 
 
 def _stored(toks: list[tuple[int, str]], at: int) -> bool:

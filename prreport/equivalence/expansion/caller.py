@@ -155,7 +155,9 @@ class _Splicer:
             c.body = self.block(c.body, False)
         left = [c for c in ast.walk(st) if isinstance(c, ast.Call) and self.matches(c)]
         if left:
-            spliced = substitute_calls(self.helper, self.body, st, left, self.caller)
+            spliced = substitute_calls(
+                self.helper, self.body, st, left, self.caller, self.stable, self.notes
+            )
             if isinstance(spliced, str):
                 self.failure = self.failure or spliced
             else:

@@ -19,7 +19,7 @@ from prreport.bundle import FileChange
 from prreport.equivalence.expansion.binding import Helper, class_bound, helper_of, is_super
 from prreport.equivalence.expansion.prove import Proof, prove
 from prreport.equivalence.expansion.similarity import similar_code
-from prreport.equivalence.plainclass import constructions, stable_field
+from prreport.equivalence.plainclass import constructions, module_attribute, stable_field
 from prreport.python.definitions import Definition, file_index
 from prreport.python.localnames import local_names, params_of
 from prreport.python.scopes import bound_anywhere
@@ -255,6 +255,15 @@ def _file_pairs(scan: _Scan, f: FileChange) -> list[SitePair] | str:
     return out
 
 
+def _either(*facts: Callable[[ast.expr], str | None]) -> Callable[[ast.expr], str | None]:
+    """The first of ``facts`` that states why a read gives the same object wherever it is read."""
+
+    def fact(read: ast.expr) -> str | None:
+        return next((why for f in facts if (why := f(read)) is not None), None)
+
+    return fact
+
+
 def _module_names(sources: SourceFiles, path: str, side: str) -> frozenset[str] | None:
     """The names a module side binds anywhere (None when it does not parse)."""
     tree = sources.tree(path, side)
@@ -300,7 +309,10 @@ def _pair(
         constructions(sources, here_path, side, local_names(c)),
         constructions(sources, there_path, scan.other_side, local_names(o)),
     )
-    stable = partial(stable_field, sources, here_path, side, c.node)
+    stable = _either(
+        partial(module_attribute, sources, here_path, side, c.node),
+        partial(stable_field, sources, here_path, side, c.node),
+    )
     names = (
         _module_names(sources, here_path, side),
         _module_names(sources, there_path, scan.other_side),

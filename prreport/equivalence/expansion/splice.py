@@ -253,6 +253,8 @@ def substitute_calls(
     st: ast.stmt,
     calls: list[ast.Call],
     caller: ast.FunctionDef | ast.AsyncFunctionDef,
+    stable: Stable | None = None,
+    notes: list[dict[str, str]] | None = None,
 ) -> bool | str:
     """Replace, inside ``st``, each call of a helper whose body is one ``return E`` by ``E`` with
     its parameters replaced by the arguments; whether every argument was its parameter's name,
@@ -261,7 +263,9 @@ def substitute_calls(
     The arguments were evaluated once, before the body; spliced in, they are evaluated where
     the parameters are read. That is the same value only for a constant or a name of the
     caller's own scope that nothing in between can rebind (no ``:=``, not ``nonlocal`` in an
-    inner function, not ``global``), and bound for sure when ``E`` does not read it (a parameter).
+    inner function, not ``global``), and bound for sure when ``E`` does not read it (a parameter);
+    or for an attribute read that may be read where the parameter is (``_reread``: a stated
+    fact, such as an attribute of an imported module, or nothing that acts before the last read).
     """
     why = "call used inside a larger expression"
     if isinstance(helper.node, ast.AsyncFunctionDef) or len(body) != 1:
@@ -275,15 +279,18 @@ def substitute_calls(
     declared = {
         x for n in ast.walk(caller) if isinstance(n, (ast.Global, ast.Nonlocal)) for x in n.names
     }
-    stable = (locals_of(caller.body) | params) - declared
+    here = (locals_of(caller.body) | params) - declared
     same = True
     for call in calls:
         bound = bind(helper, call)
         if bound is None:
             return "arguments do not bind to parameters"
-        for p, x in bound:
+        for i, (p, x) in enumerate(bound):
             read = name_in(ret.value, p)
-            if isinstance(x, ast.Name) and x.id in (stable if read else params):
+            if isinstance(x, ast.Name) and x.id in (here if read else params):
+                continue
+            later = [e for _, e in bound[i + 1 :]]
+            if _read_in_place(x, p, read, (body, later, here, _globals(caller)), stable, notes):
                 continue
             if not isinstance(x, ast.Constant):
                 return f"argument for {p!r} is not a constant or a local name of the caller"
@@ -296,6 +303,54 @@ def substitute_calls(
                 elif isinstance(child, list) and any(c is call for c in child):
                     setattr(parent, field, [value if c is call else c for c in child])
     return same
+
+
+def _read_in_place(
+    x: ast.expr,
+    p: str,
+    read: bool,
+    where: tuple[list[ast.stmt], list[ast.expr], set[str], set[str]],
+    stable: Stable | None,
+    notes: list[dict[str, str]] | None,
+) -> bool:
+    """Whether argument ``x`` may be evaluated where parameter ``p`` is read: an attribute chain
+    ``_reread`` allows (from a stable or global name), or a tuple, read, of constants, stable
+    names and such attributes (``isinstance(v, (A, m.B))``). ``where``: the helper's body, the
+    arguments the call evaluated after ``x``, the caller's stable names, its global names."""
+    body, later, here, names = where
+
+    def reread(e: ast.expr) -> bool:
+        return (
+            isinstance(e, ast.Attribute)
+            and pure(e)
+            and _root_in(e, here | names)
+            and _reread(e, p, body, later, stable, notes if notes is not None else [])
+        )
+
+    if reread(x):
+        return True
+    return (
+        isinstance(x, ast.Tuple)
+        and read
+        and bool(x.elts)
+        and all(
+            isinstance(e, ast.Constant) or (isinstance(e, ast.Name) and e.id in here) or reread(e)
+            for e in x.elts
+        )
+    )
+
+
+def _root_in(x: ast.expr, names: set[str]) -> bool:
+    """Whether the name an attribute chain starts from is one of ``names``."""
+    while isinstance(x, ast.Attribute):
+        x = x.value
+    return isinstance(x, ast.Name) and x.id in names
+
+
+def _globals(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names ``fn`` reads and never binds (module-level or builtin names)."""
+    bound = locals_of(fn.body) | {a.arg for a in params_of(fn)}
+    return {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id not in bound}
 
 
 def _assigned_first(stmts: Sequence[ast.stmt], name: str) -> bool:

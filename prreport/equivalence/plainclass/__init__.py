@@ -82,7 +82,7 @@ from prreport.equivalence.plainclass.construction import constructions
 from prreport.equivalence.plainclass.modules import defining_files, moved_constructions
 from prreport.equivalence.plainclass.plain import Field, PlainClass
 from prreport.equivalence.plainclass.recognise import class_named
-from prreport.equivalence.plainclass.stable import stable_field
+from prreport.equivalence.plainclass.stable import module_attribute, stable_field
 
 __all__ = [
     "Field",
@@ -91,5 +91,6 @@ __all__ = [
     "constructions",
     "defining_files",
     "moved_constructions",
+    "module_attribute",
     "stable_field",
 ]

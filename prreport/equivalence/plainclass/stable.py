@@ -13,7 +13,7 @@ import ast
 
 from prreport.equivalence.plainclass.plain import PlainClass
 from prreport.equivalence.plainclass.recognise import class_named
-from prreport.python.scopes import single_binding
+from prreport.python.scopes import bindings_of, module_level_statements, single_binding
 from prreport.python.sources import SourceFiles
 
 
@@ -168,3 +168,35 @@ def _exits(body: list[ast.stmt]) -> bool:
     if isinstance(last, ast.If):
         return _exits(last.body) and _exits(last.orelse)
     return False
+
+
+def module_attribute(
+    sources: SourceFiles,
+    path: str,
+    side: str,
+    fn: ast.AST,
+    read: ast.expr,
+) -> str | None:
+    """Why ``read`` (``m.a``, or ``m.a.b``, in ``fn``) is the same object wherever it is read,
+    or None: ``m`` is an imported module, bound once in its module by an ``import`` statement
+    and by nothing else anywhere (not a local of ``fn``). The fact stated assumes, as any reader
+    of the code does, that running code does not reassign another module's attributes."""
+    root = read
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if read is root or not isinstance(root, ast.Name):
+        return None
+    tree = sources.tree(path, side)
+    if tree is None or any(
+        (isinstance(n, ast.Name) and n.id == root.id and not isinstance(n.ctx, ast.Load))
+        or (isinstance(n, ast.arg) and n.arg == root.id)
+        for n in ast.walk(fn)
+    ):
+        return None
+    # ``import ast`` (or a fallback ``try: import a as m except ImportError: import b as m``),
+    # each at module level, and no other binding of the name anywhere
+    bound = bindings_of(tree, root.id)
+    module_level = set(map(id, module_level_statements(tree.body)))
+    if not bound or not all(isinstance(b, ast.Import) and id(b) in module_level for b in bound):
+        return None
+    return f"an attribute of the imported module {root.id!r}"
