@@ -169,3 +169,30 @@ def test_a_passing_call_with_an_unknown_backend_counts_as_passing():
 def test_a_search_that_did_not_cover_the_repository_claims_nothing():
     got = _reach("pick(3, Kind.B)\n", scope="changed-files")
     assert got["status"] == "not-searched"
+
+
+def test_a_method_is_bound_after_self_and_a_staticmethod_is_not():
+    lib = (
+        "class Kind:\n    A = 'a'\n    B = 'b'\n\n\n"
+        "class Picker:\n"
+        "    def pick(self, backend, kind):\n        return kind\n\n"
+        "    @staticmethod\n    def spick(backend, kind):\n        return kind\n"
+    )
+    callers = "p.pick(3, Kind.B)\nPicker.pick(p, 3, Kind.B)\nPicker.spick(3, Kind.A)\n"
+    files = (
+        FileChange("lib.py", "modified", 1, 1, before=lib, after=lib),
+        FileChange("use.py", "modified", 1, 1, before=callers, after=callers),
+    )
+    bundle = PullRequestBundle(
+        source="git",
+        pr=PullRequestMeta("o/r", 1, "refactor: tidy", "", "a", "0" * 40, "1" * 40),
+        files=files,
+        references={"pick": ("use.py:1", "use.py:2"), "spick": ("use.py:3",)},
+        reference_scope="repository",
+    )
+    sources = SourceFiles(bundle)
+    index = file_index(sources, "lib.py", "after")
+    pick = callers_reach(bundle, sources, index["Picker.pick"], "kind == Kind.A", "kind=Kind.A")
+    assert (pick["status"], pick["calls"]) == ("none", 2)
+    spick = callers_reach(bundle, sources, index["Picker.spick"], "kind == Kind.A", "kind=Kind.A")
+    assert (spick["status"], spick["example"]) == ("some", "use.py:3")

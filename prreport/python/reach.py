@@ -50,7 +50,8 @@ def callers_reach(
         wanted = ast.parse(value, mode="eval").body
     except SyntaxError:
         return {**out, "status": "unknown", "why": "value"}
-    paths = sorted({h.rpartition(":")[0] for h in bundle.references[fn.name]} | {fn.path})
+    hits = {h.rpartition(":")[0] for h in bundle.references[fn.name]} | {fn.path}
+    paths = sorted(p for p in hits if p.endswith((".py", ".pyi")))
     trees = {p: sources.tree(p, "head") for p in paths}
     known = _Members([t for t in trees.values() if t is not None])
     tally = _Tally()
@@ -97,13 +98,16 @@ def _sites(tree: ast.Module, fn: Definition) -> list[tuple[int, dict[str, ast.ex
     use that is not a call it can be bound to (the function passed on, imported under another
     name, called with ``*args``)."""
     method = fn.kind == "method"
+    decorators = {ast.unparse(d) for d in getattr(fn.node, "decorator_list", [])}
     called: set[int] = set()
     out: list[tuple[int, dict[str, ast.expr] | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             f = node.func
             if isinstance(f, ast.Attribute) and f.attr == fn.name:
-                bound = method and not _through_class(f, fn)
+                # ``self``/``cls`` comes first unless called on the class (or a staticmethod)
+                bound = method and "staticmethod" not in decorators
+                bound = bound and ("classmethod" in decorators or not _through_class(f, fn))
                 out.append((node.lineno, _bind(node, fn.node, skip_first=bound)))
                 called.add(id(f))
             elif isinstance(f, ast.Name) and f.id == fn.name and not method:
