@@ -119,8 +119,7 @@ def related_candidates(
         if not reasons:
             continue
         if lines_of:
-            # Only a PR inside the window is a predecessor (the series this PR continues); one
-            # older than the window only wrote the lines, however closely it is tied otherwise.
+            # Older than the window: it wrote the lines, but is no predecessor (issue 32 §5).
             relation = "predecessor" if in_window else "same-lines"
         elif same_series and (shared or "referenced" in reasons or "references-this" in reasons):
             relation = "follow-up" if later else "predecessor"
