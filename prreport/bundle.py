@@ -114,9 +114,7 @@ class RelatedCandidate:
 
     number: int
     title: str
-    relation: (
-        str  # predecessor | follow-up | same-series | same-files | referenced | references-this
-    )
+    relation: str  # predecessor | same-lines | follow-up | same-series | same-files | referenced | references-this
     evidence: str
     author: str = ""
     merged_at: str | None = None

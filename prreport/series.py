@@ -21,6 +21,7 @@ _REF = re.compile(r"(?<![\w/])#(\d+)\b")
 # Relations in the order a reader wants them.
 RELATION_ORDER = (
     "predecessor",
+    "same-lines",  # wrote the lines this PR edits, but merged before the window: no predecessor
     "follow-up",
     "referenced",
     "references-this",
@@ -80,7 +81,8 @@ def related_candidates(
     """Rank other PRs by how they relate to ``this`` (changed lines, series, shared files, references).
 
     ``same_lines`` maps a PR number to the files whose lines, changed by ``this``, that PR
-    wrote last (``git blame`` of the base): the direct predecessor, however long ago.
+    wrote last (``git blame`` of the base): listed first however long ago, but called the
+    predecessor only inside the window (older: relation ``same-lines``).
     """
     same_lines = same_lines or {}
     this_series = series_of(this.title)
@@ -117,7 +119,8 @@ def related_candidates(
         if not reasons:
             continue
         if lines_of:
-            relation = "predecessor"
+            # Older than the window: it wrote the lines, but is no predecessor (issue 32 §5).
+            relation = "predecessor" if in_window else "same-lines"
         elif same_series and (shared or "referenced" in reasons or "references-this" in reasons):
             relation = "follow-up" if later else "predecessor"
         elif "referenced" in reasons:

@@ -116,6 +116,14 @@ def test_only_the_backends_that_used_to_raise_are_answered_differently(tmp_path:
             "(IndexBackend.SIMPLE, IndexBackend.LOCAL, IndexBackend.FIND_LINKS)",
             "before": "raise ValueError(f'Unsupported index backend: {backend}')",
             "after": "return build_source",
+            # nothing in the repository calls the function (the git source searched it)
+            "callers": {
+                "argument": "kind=ContentKind.ARCHIVE",
+                "calls": 0,
+                "passing": 0,
+                "example": "",
+                "status": "none",
+            },
         }
     ]
     [changed] = _of(a, "behavior.changed")

@@ -52,7 +52,9 @@ RULES: list[Rule] = [
     (re.compile(r"，见下"), _has("<summary>待审阅的行")),
     # prose that reads like a cross-reference but points at nothing in the document
     (
-        re.compile(r"above low|cannot see reviews|高于\"低\"|见 JSON 报告|完整列表见报告文件"),
+        re.compile(
+            r"above low|cannot see reviews|高于\"低\"|高于“低”|见 JSON 报告|完整列表见报告文件"
+        ),
         lambda _t: True,
     ),
     # zh "`kind` 见 `path:line`": 见 as "at" before a location (the code span is dropped)

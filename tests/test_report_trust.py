@@ -125,13 +125,25 @@ def test_no_generic_test_advice_for_an_import_only_pr(seed_model):
     assert "补充覆盖改动代码的测试" not in render_markdown(seed_model, "zh")
 
 
-def test_the_seed_report_and_comment_fit_their_sizes(seed_model):
-    md = render_markdown(seed_model, "en").encode()
-    comment = render_comment(seed_model, "en").encode()
+@pytest.mark.parametrize(("lang", "golden"), [("en", "pr-35980.md"), ("zh", "pr-35980.zh.md")])
+def test_the_seed_report_and_comment_fit_their_sizes(seed_model, lang, golden):
+    md = render_markdown(seed_model, lang).encode()
+    comment = render_comment(seed_model, lang).encode()
     assert len(md) <= 16 * 1024, len(md)
     assert len(comment) <= 10 * 1024, len(comment)
-    golden = Path(__file__).parent / "golden" / "pr-35980.md"
-    assert len(golden.read_bytes()) <= 16 * 1024
+    assert len((Path(__file__).parent / "golden" / golden).read_bytes()) <= 16 * 1024
+
+
+def test_the_seed_zh_report_and_comment_have_no_calques(seed_model):
+    from tests.test_report_zh import calques
+
+    for text in (render_markdown(seed_model, "zh"), render_comment(seed_model, "zh")):
+        assert calques(text) == []
+    md = render_markdown(seed_model, "zh")
+    # the words that replaced the calques, where the seed report uses them
+    assert "- 基线 → PR 提交：" in md and "已由分析结论解释" in md
+    assert "处于 `self.enable_staging` 条件下" in md and "调用点条件不变" in md
+    assert "（模块 `sglang.srt.disaggregation.nixl`；依赖调整）" in md
 
 
 def test_related_prs_name_the_direct_base_and_say_what_it_made(seed_model):

@@ -52,6 +52,27 @@ BROKEN = (
 )
 
 
+# Word-for-word translations of the English template that read unnaturally in Chinese.
+CALQUES = (
+    r"头部",  # "head" (commit): PR 提交 / PR 最新提交
+    r"守卫",  # "guard(ed by)": 条件 / 处于 … 条件下
+    r"依赖接线",  # "dependency-wiring": 依赖调整
+    r"绕回",  # "leads back": 形成循环
+    r"正面核查",  # "checked positively"
+    r"发现与元数据",  # "findings and metadata": 分析结论与元数据
+    r"今天就会",  # "fails today": 现在就会
+    r"可由分析发现解释",  # "accounted for by findings": 已由分析结论解释
+    r"类型 [^\s：]",  # "类型 重构": a label run into its value
+    r'"[^"\n]{1,6}"',  # ASCII quotes around a Chinese word: “低”
+)
+
+
+def calques(md: str) -> list[str]:
+    """Calques in the report's own Chinese words (code, quotes of the PR and fences left out)."""
+    text = prose(re.sub(r"```.*?```", " ", md, flags=re.S))
+    return [m.group(0) for pat in CALQUES for m in re.finditer(pat, text)]
+
+
 def _identifiers(node: Any, key: str = "", out: set[str] | None = None) -> set[str]:
     out = set() if out is None else out
     if isinstance(node, dict):
@@ -104,6 +125,7 @@ def broken_joins(md: str) -> list[str]:
 def _check(md: str, model_json: dict[str, Any]) -> None:
     assert english_words(md, model_json) == set()
     assert broken_joins(md) == []
+    assert calques(md) == []
 
 
 def test_golden_case_reads_as_chinese():
@@ -126,3 +148,8 @@ def test_the_checker_catches_english_and_broken_joins():
     md = "- 影响： 的行为发生变化；`a`、`b`、2 more 守卫；6 个 为函数内导入；changed in `f`."
     assert english_words(md, {}) == {"more", "changed", "in"}
     assert len(broken_joins(md)) == 3
+
+
+def test_the_checker_catches_calques():
+    md = '- 基线 → 头部：x；`f` 受 `flag` 守卫；类型 依赖接线；没有高于"低"级别的风险；契约今天就会失败。'
+    assert calques(md) == ["头部", "守卫", "依赖接线", "今天就会", "类型 依", '"低"']

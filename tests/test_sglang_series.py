@@ -116,6 +116,14 @@ def test_35847_early_return_collapse_names_the_inputs_answered_differently(tmp_p
             "when": when,
             "before": "raise ValueError(f'Unsupported transfer backend: {transfer_backend}')",
             "after": "return KVArgs",
+            # prefill.py asks for the manager and the sender (tests/test_callers_reach.py)
+            "callers": {
+                "argument": "class_type=KVClassType.KVARGS",
+                "calls": 2,
+                "passing": 0,
+                "example": "",
+                "status": "none",
+            },
         }
     ]
     assert fd.details["behavior_change"] is True

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import bisect
+import dataclasses
+import re
 from collections.abc import Iterable
 
 from prreport.analyzers import Analyzer, register
@@ -21,10 +23,15 @@ from prreport.equivalence.branches import (
 )
 from prreport.equivalence.earlyreturn import Sides, early_return
 from prreport.equivalence.flatten import flat, flattens
-from prreport.findings import Finding
+from prreport.findings import ContextRequest, Finding
 from prreport.python.chains import Chain, chains, touches, within
 from prreport.python.definitions import explains, file_index, lines_with_blanks, same_tree
+from prreport.python.reach import callers_reach
+from prreport.python.references import reference_request
 from prreport.python.sources import SourceFiles
+
+# An added ``if x == K:`` line: the file may answer K early (the callers are then looked up).
+_EARLY_IF = re.compile(r"^\s*if\s.*==")
 
 
 @register
@@ -37,34 +44,70 @@ class BranchesAnalyzer(Analyzer):
 
     name = "branches"
 
+    def requests(self, bundle: PullRequestBundle, sources: SourceFiles) -> ContextRequest:
+        """Search the repository for each function that now answers some input differently
+        early, and fetch the files it occurs in (its callers say whether they pass one)."""
+        names = set()
+        for f, bt, at in sources.modified():
+            rows = (f.after or "").splitlines()
+            added = sources.changed(f).added
+            if not any(_EARLY_IF.match(rows[n - 1]) for n in added if 0 < n <= len(rows)):
+                continue
+            for found in _chain_findings(f, bt, at, sources):
+                if found.details.get("inputs"):
+                    names.add(found.symbol.rsplit(".", 1)[-1])
+        return reference_request(bundle, names) if names else ContextRequest()
+
     def analyze(self, bundle: PullRequestBundle, sources: SourceFiles) -> Iterable[Finding]:
         """Pair changed chains of the same scope and emit ``code.branches-collapsed``."""
         for f, bt, at in sources.modified():
             cl = sources.changed(f)
-            removed, added = set(cl.removed), set(cl.added)
-            # Only statements spanning a removed line can hold a changed chain.
-            befores = [
-                c
-                for c in chains(bt, "", touches(sorted(removed)))
-                if any(n in removed for n in range(c.span[0], c.span[1] + 1))
-            ]
-            # The diff may keep an after chain as context (only the hoisted line is new).
-            scopes = {c.scope for c in befores}
-            afters = (
-                [c for c in chains(at, "", within(scopes)) if c.scope in scopes] if scopes else []
-            )
-            yield from _flattened(f, sources, removed, added)
-            used: set[int] = set()
-            sides = Sides(bt, at)
-            for b in befores:
-                for a in afters:
-                    if id(a) in used or a.scope != b.scope:
-                        continue
-                    found = _match(f, b, a, (removed, added), sides)
-                    if found is not None:
-                        used.add(id(a))
-                        yield found
-                        break
+            yield from _flattened(f, sources, set(cl.removed), set(cl.added))
+            for found in _chain_findings(f, bt, at, sources):
+                yield _with_callers(found, bundle, sources)
+
+
+def _chain_findings(
+    f: FileChange, bt: ast.Module, at: ast.Module, sources: SourceFiles
+) -> Iterable[Finding]:
+    """``code.branches-collapsed`` for each changed chain of a file paired with its after chain."""
+    cl = sources.changed(f)
+    removed, added = set(cl.removed), set(cl.added)
+    # Only statements spanning a removed line can hold a changed chain.
+    befores = [
+        c
+        for c in chains(bt, "", touches(sorted(removed)))
+        if any(n in removed for n in range(c.span[0], c.span[1] + 1))
+    ]
+    # The diff may keep an after chain as context (only the hoisted line is new).
+    scopes = {c.scope for c in befores}
+    afters = [c for c in chains(at, "", within(scopes)) if c.scope in scopes] if scopes else []
+    used: set[int] = set()
+    sides = Sides(bt, at)
+    for b in befores:
+        for a in afters:
+            if id(a) in used or a.scope != b.scope:
+                continue
+            found = _match(f, b, a, (removed, added), sides)
+            if found is not None:
+                used.add(id(a))
+                yield found
+                break
+
+
+def _with_callers(fd: Finding, bundle: PullRequestBundle, sources: SourceFiles) -> Finding:
+    """An early return's inputs answered differently, each with whether a caller in the
+    repository passes it (``python.reach``)."""
+    d = fd.details
+    fn = file_index(sources, fd.path, "after").get(fd.symbol) if d.get("inputs") else None
+    if fn is None or fn.kind not in ("function", "method"):
+        return fd
+    argument = f"{d['subject']}={d['value']}"
+    inputs = [
+        {**i, "callers": callers_reach(bundle, sources, fn, i["when"], argument)}
+        for i in d["inputs"]
+    ]
+    return dataclasses.replace(fd, details={**d, "inputs": inputs})
 
 
 def _match(

@@ -28,6 +28,8 @@ Definitions
 - ``bindings``: the scope tree of a file: what each scope binds and where a read resolves.
 - ``resolution``: builtins, unresolved names and ``__all__``.
 - ``references``: where a name occurs in the repository, and where it is code.
+- ``reach``: whether the calls the repository search found can pass an input a function
+  now answers differently.
 - ``callers``: what runs a definition without naming it (protocols, the test runner, a base,
   a registering decorator, a tool that reads a file's names).
 - ``placeholders``: what a function body amounts to (a placeholder, a ``super()`` call...).
