@@ -13,6 +13,7 @@ from prreport.equivalence.equality import body_text
 from prreport.equivalence.moves import Move, moves
 from prreport.equivalence.reorder import reordered
 from prreport.equivalence.uses import (
+    all_entry_lines,
     all_lines,
     future_lines,
     shim_lines,
@@ -158,7 +159,9 @@ def _explained(
         ex += explains(new_file.path, "+", _new_module_glue(sources, new_file, m.new))
     old_after = sources.text(old_file.path, "after") if old_file.after is not None else None
     if old_after is not None:
-        kept = all_lines(old_tree, old.name) if in_all else set()
+        # the ``__all__`` entries of the old name (kept) and of the new one, each by its value
+        after_tree = sources.tree(old_file.path, "after")
+        kept = all_entry_lines(after_tree, {old.name, new.name}) if in_all else set()
         for n in sorted(shim | kept):
             lines = lines_with_blanks(old_after, n, n, sources.changed(old_file).added)
             ex += explains(old_file.path, "+", lines)

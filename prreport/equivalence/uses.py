@@ -239,6 +239,21 @@ def all_lines(tree: ast.Module | None, name: str) -> set[int]:
     return set()
 
 
+def all_entry_lines(tree: ast.Module | None, names: set[str]) -> set[int]:
+    """Lines of an ``__all__`` assignment whose string entries are all among ``names`` (an
+    entry per line: ``'pad_none',``); a line holding any other entry is not one of them."""
+    out: set[int] = set()
+    other: set[int] = set()
+    for st in tree.body if tree is not None else ():
+        if isinstance(st, (ast.Assign, ast.AugAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                for c in ast.walk(st.value):
+                    if isinstance(c, ast.Constant):
+                        (out if c.value in names else other).add(c.lineno)
+    return out - other
+
+
 def future_lines(tree: ast.Module | None) -> list[int]:
     """Lines of the ``from __future__ import ...`` statements of a module."""
     body = tree.body if tree is not None else []
