@@ -320,7 +320,11 @@ def test_a_value_read_through_the_private_attribute_that_keeps_it_is_no_witness(
     read = Hunk(
         "pkg/dev.py",
         ((40, "            styles.reset,"), (41, "            width=pad,")),
-        ((40, "            self._styles.reset,"), (41, "            width=self._pad,"), (42, "        x = 1")),
+        (
+            (40, "            self._styles.reset,"),
+            (41, "            width=self._pad,"),
+            (42, "        x = 1"),
+        ),
     )
     elements = lambda _p, _s, n, _t: n in (40, 41)  # noqa: E731
     got = [(w.kind, w.line) for w in witnesses([store, read], elements=elements)]
