@@ -159,9 +159,9 @@ def _explained(
         ex += explains(new_file.path, "+", _new_module_glue(sources, new_file, m.new))
     old_after = sources.text(old_file.path, "after") if old_file.after is not None else None
     if old_after is not None:
-        # the ``__all__`` entries of the old name (kept) and of the new one, each by its value
-        after_tree = sources.tree(old_file.path, "after")
-        kept = all_entry_lines(after_tree, {old.name, new.name}) if in_all else set()
+        # the ``__all__`` entries of the old name (kept), the new one and the module's other
+        # names, each by its value: an entry naming nothing the module binds is no part of it
+        kept = all_entry_lines(old_tree, {old.name, new.name}) if in_all else set()
         for n in sorted(shim | kept):
             lines = lines_with_blanks(old_after, n, n, sources.changed(old_file).added)
             ex += explains(old_file.path, "+", lines)

@@ -240,8 +240,11 @@ def all_lines(tree: ast.Module | None, name: str) -> set[int]:
 
 
 def all_entry_lines(tree: ast.Module | None, names: set[str]) -> set[int]:
-    """Lines of an ``__all__`` assignment whose string entries are all among ``names`` (an
-    entry per line: ``'pad_none',``); a line holding any other entry is not one of them."""
+    """Lines of an ``__all__`` assignment whose string entries all name ``names`` or a name the
+    module binds at its top level (``__all__ = ["BINARY", "dunder"]``, or one ``'pad_none',``
+    per line); a line holding an entry the module does not bind (misspelt) is not one."""
+    if tree is not None:
+        names = names | _top_level_names(tree)
     out: set[int] = set()
     other: set[int] = set()
     for st in tree.body if tree is not None else ():
@@ -252,6 +255,19 @@ def all_entry_lines(tree: ast.Module | None, names: set[str]) -> set[int]:
                     if isinstance(c, ast.Constant):
                         (out if c.value in names else other).add(c.lineno)
     return out - other
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    for st in tree.body:
+        if isinstance(st, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(st.name)
+        elif isinstance(st, ast.Import | ast.ImportFrom):
+            out |= {(a.asname or a.name).partition(".")[0] for a in st.names}
+        elif isinstance(st, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            out |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return out
 
 
 def future_lines(tree: ast.Module | None) -> list[int]:
