@@ -280,6 +280,7 @@ def substitute_calls(
         x for n in ast.walk(caller) if isinstance(n, (ast.Global, ast.Nonlocal)) for x in n.names
     }
     here = (locals_of(caller.body) | params) - declared
+    free = _globals(caller)  # walked once, not per argument
     same = True
     for call in calls:
         bound = bind(helper, call)
@@ -290,7 +291,7 @@ def substitute_calls(
             if isinstance(x, ast.Name) and x.id in (here if read else params):
                 continue
             later = [e for _, e in bound[i + 1 :]]
-            if _read_in_place(x, p, read, (body, later, here, _globals(caller)), stable, notes):
+            if _read_in_place(x, p, read, (body, later, here, free), stable, notes):
                 continue
             if not isinstance(x, ast.Constant):
                 return f"argument for {p!r} is not a constant or a local name of the caller"
