@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from prreport.equivalence.accumulators import fold_accumulators
 from prreport.equivalence.fstrings import as_fstring
@@ -132,6 +132,59 @@ def _dotted(node: ast.AST) -> list[str] | None:
     return None
 
 
+# Builtin classes whose subclasses are made by ``type``: nothing reads their annotations.
+_BLIND_BUILTINS = frozenset(
+    {"object", "list", "dict", "set", "frozenset", "tuple", "str", "bytes", "int", "float"}
+    | {"Exception", "BaseException", "ValueError", "TypeError", "KeyError", "RuntimeError"}
+)
+
+
+def annotation_blind(tree: ast.Module, is_builtin: Callable[[str], bool]) -> frozenset[str]:
+    """Top-level classes of the module whose class-level annotations nothing reads at class
+    creation: no decorator, no keyword (``metaclass=``), no ``__init_subclass__``, and every base
+    a builtin class of ``_BLIND_BUILTINS`` or an earlier such class of the module (a name the
+    module binds once). A dataclass, a pydantic model or a ``NamedTuple`` is never one."""
+    once = _bound_once(tree)
+    blind: set[str] = set()
+    for st in tree.body:
+        if not isinstance(st, ast.ClassDef) or st.decorator_list or st.keywords:
+            continue
+        if any(
+            isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name == "__init_subclass__"
+            for d in st.body
+        ):
+            continue
+        if (
+            all(
+                isinstance(b, ast.Name)
+                and ((b.id in _BLIND_BUILTINS and is_builtin(b.id)) or b.id in blind)
+                for b in st.bases
+            )
+            and st.name in once
+        ):
+            blind.add(st.name)
+    return frozenset(blind)
+
+
+def _bound_once(tree: ast.Module) -> set[str]:
+    """Names the module binds exactly once, anywhere in it (a class name rebound later may be
+    another class when a subclass's base is read)."""
+    count: dict[str, int] = {}
+    for n in ast.walk(tree):
+        name = None
+        if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            name = n.name
+        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            name = n.id
+        elif isinstance(n, ast.alias):
+            name = (n.asname or n.name).split(".")[0]
+        elif isinstance(n, ast.Global | ast.Nonlocal):
+            count.update({g: 2 for g in n.names})
+        if name is not None:
+            count[name] = count.get(name, 0) + 1
+    return {k for k, v in count.items() if v == 1}
+
+
 class _Canon(ast.NodeTransformer):
     def __init__(
         self,
@@ -143,6 +196,8 @@ class _Canon(ast.NodeTransformer):
         self.names = {k: v for k, v in names.items() if k not in shadowed}
         self.rebound = shadowed | rebound
         self._fields: set[int] = set()
+        self._blind: frozenset[str] = frozenset()  # the module's annotation-blind classes
+        self.whole: ast.Module | None = None  # the module the classes are read from
         # (class, first parameter) of the method being canonicalised, when ``super(C, p)``
         # in its own body is ``super()``; the depth of functions entered (1: the method).
         self.method_of = method_of
@@ -165,6 +220,7 @@ class _Canon(ast.NodeTransformer):
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self._strip_doc(node)
+        self._blind = annotation_blind(self.whole or node, self.is_builtin)
         return self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
@@ -172,9 +228,11 @@ class _Canon(ast.NodeTransformer):
         if len(node.bases) == 1 and not node.keywords and self._builtin(node.bases[0], "object"):
             node.bases = []  # ``class A(object):`` is ``class A:`` in Python 3
         # Class-level annotations are fields (dataclasses, pydantic): kept, only their spelling
-        # is normalised (a string annotation made real is the same annotation). In a class with
-        # no base, decorator or keyword nothing reads them: plain annotations.
-        plain = not node.bases and not node.decorator_list and not node.keywords
+        # is normalised (a string annotation made real is the same annotation). In a class
+        # nothing reads them of (``annotation_blind``) they are plain annotations.
+        plain = (not node.bases and not node.decorator_list and not node.keywords) or (
+            node.name in self._blind
+        )
         for st in node.body:
             if isinstance(st, ast.AnnAssign):
                 st.annotation = self._annotation(st.annotation)
@@ -307,6 +365,7 @@ def canonical(
     fold: bool = True,
     generics: bool = False,
     exceptions: frozenset[str] | None = None,
+    whole: ast.Module | None = None,
 ) -> ast.AST:
     """A normalised deep copy of ``node`` (see the module docstring), each idiom of
     ``equivalence.idioms`` in its one form; ``node`` is not changed.
@@ -317,9 +376,11 @@ def canonical(
     ``applied``: extended with the idioms rewritten; ``fold``: list-filling loops made
     comprehensions too (not for a reader of the loops themselves); ``generics``: the project
     requires Python >= 3.9, so ``typing.Dict[...]`` is ``dict[...]`` (``typingnames``);
-    ``exceptions``: the module's exception classes (``raise E()`` is ``raise E``).
+    ``exceptions``: the module's exception classes (``raise E()`` is ``raise E``); ``whole``:
+    the whole module ``node`` is a copy of without its functions (what its classes define).
     """
     canon = _Canon(names, shadowed or set(), rebound or set(), method_of)
+    canon.whole = whole
     own = exceptions or frozenset()
     idioms = Idioms(canon.is_builtin, lambda n: n in own and n not in canon.rebound)
     out = idioms.visit(canon.visit(copy_tree(node)))

@@ -136,6 +136,7 @@ def _same(
             old_path, "before", "rebound-builtins", lambda: rebound_builtins(before)
         ),
         generics=generics,
+        whole=before,
     )
     b = canonical(
         _without_defs(after),
@@ -144,6 +145,7 @@ def _same(
             new_path, "after", "rebound-builtins", lambda: rebound_builtins(after)
         ),
         generics=generics,
+        whole=after,
     )
     return same_tree(a, b, _DROP)
 

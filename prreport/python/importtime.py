@@ -250,6 +250,7 @@ def annotation_only(tree: ast.Module, postponed: bool | None = None) -> frozense
     # An alias nothing in the module reads is there for other modules (or is the value itself):
     # what its value reads runs for them.
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    read |= _string_annotation_reads(tree)
     runtime, todo = set(), ["", *(alias for alias in reads if alias and alias not in read)]
     while todo:
         for name in reads.get(todo.pop(), ()):
@@ -260,6 +261,28 @@ def annotation_only(tree: ast.Module, postponed: bool | None = None) -> frozense
     # is not "annotation only" (another module may import it).
     bound = {n for st in module_level_statements(tree.body) for n in _own_binds(st)}
     return frozenset((bound & read) - runtime)
+
+
+def _string_annotation_reads(tree: ast.Module) -> set[str]:
+    """Names the string annotations of the module read (``x: "Alias"``, ``-> "Response"``): a
+    module-level alias only such forward references read is read by annotations only."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.arg | ast.AnnAssign):
+            anns = [n.annotation]
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+            anns = [n.returns]
+        else:
+            continue
+        for ann in anns:
+            for c in ast.walk(ann) if ann is not None else ():
+                if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                    try:
+                        expr = ast.parse(c.value.strip(), mode="eval")
+                    except SyntaxError:
+                        continue
+                    out |= {x.id for x in ast.walk(expr) if isinstance(x, ast.Name)}
+    return out
 
 
 def _alias_statement(node: ast.AST) -> bool:
