@@ -32,6 +32,29 @@ def _same(a: str, b: str) -> bool:
 
 
 SAME = {
+    # setuptools-226e1a28: ``if not TYPE_CHECKING and ...`` (pydantic, aiohttp, pyjwt, textual
+    # and pip write ``if not TYPE_CHECKING:`` too)
+    "not-type-checking-and": (
+        "from typing import TYPE_CHECKING\n\n\ndef f(p):\n    if p.system() == 'W':\n        g()\n",
+        "from typing import TYPE_CHECKING\n\n\ndef f(p):\n    if not TYPE_CHECKING and p.system() == 'W':\n        g()\n",
+    ),
+    "if-not-type-checking": (
+        "from typing import TYPE_CHECKING\n\n\ndef f(p):\n    g(p)\n",
+        "from typing import TYPE_CHECKING\n\n\ndef f(p):\n    if TYPE_CHECKING:\n        h(p)\n    else:\n        g(p)\n",
+    ),
+    # pdm-956ff177 (``mark = "*" if ... else "-"``), ruff SIM108
+    "conditional-assignment": (
+        "def f(p):\n    if p.ok:\n        mark = '*'\n    else:\n        mark = '-'\n    return mark\n",
+        "def f(p):\n    mark = '*' if p.ok else '-'\n    return mark\n",
+    ),
+    "conditional-attribute-elif": (
+        "def f(s, p):\n    if p > 1:\n        s.x = g(p)\n    elif p:\n        s.x = 0\n    else:\n        s.x = None\n",
+        "def f(s, p):\n    s.x = g(p) if p > 1 else 0 if p else None\n",
+    ),
+    "constant-or": (
+        "def f(p):\n    return g(p)\n",
+        "def f(p):\n    return False or g(p) if True else h(p)\n",
+    ),
     "suppress": (
         "def f(p):\n    try:\n        g(p)\n    except (OSError,):\n        pass\n",
         "def f(p):\n    with contextlib.suppress(OSError):\n        g(p)\n",
@@ -119,6 +142,27 @@ SAME = {
 }
 
 DIFFER = {
+    # ``x and True`` is ``True`` when ``x`` is truthy: only leading constants are dropped
+    "conditional-other-target": (
+        "def f(p):\n    if p:\n        a = 1\n    else:\n        b = 2\n    return a\n",
+        "def f(p):\n    a = 1 if p else 2\n    return a\n",
+    ),
+    "conditional-one-branch": (
+        "def f(p, x):\n    if p:\n        x = g(x)\n    return x\n",
+        "def f(p, x):\n    x = g(x) if p else h(x)\n    return x\n",
+    ),
+    "constant-trailing": (
+        "def f(p):\n    return g(p)\n",
+        "def f(p):\n    return g(p) and True\n",
+    ),
+    "type-checking-or": (
+        "from typing import TYPE_CHECKING\n\n\ndef f(p):\n    if p:\n        g()\n",
+        "from typing import TYPE_CHECKING\n\n\ndef f(p):\n    if TYPE_CHECKING or p:\n        g()\n    h()\n",
+    ),
+    "if-true-other-branch": (
+        "def f(p):\n    g(p)\n",
+        "def f(p):\n    if 1:\n        h(p)\n    else:\n        g(p)\n",
+    ),
     "suppress-other-type": (
         "def f(p):\n    try:\n        g(p)\n    except OSError:\n        pass\n",
         "def f(p):\n    with contextlib.suppress(KeyError):\n        g(p)\n",

@@ -10,6 +10,8 @@ caller's ``builtin`` says a name is not imported, assigned or defined in the fil
 ``__hash__``/``__len__`` only compute values:
 
 - ``not a is b`` / ``a is not b``, ``not a in b`` / ``a not in b``; ``typing.TYPE_CHECKING`` is False;
+  a test on a constant has one outcome (``constants``: ``not False``, ``True and x``, ``if False``);
+- ``if c: t = x`` / ``else: t = y`` is ``t = x if c else y`` (``conditionals``);
 - ``IOError``, ``EnvironmentError``, ``socket.error``, ``select.error``, ``os.error`` are
   ``OSError``; ``io.open`` is ``open``;
 - a tuple of types in ``isinstance``/``issubclass``/``except``: nested tuples flattened,
@@ -38,6 +40,8 @@ import builtins
 import keyword
 from collections.abc import Callable
 
+from prreport.equivalence.conditionals import conditional_assignment
+from prreport.equivalence.constants import fold_boolop, fold_if, fold_ifexp, fold_not
 from prreport.equivalence.returns import BoolReturns
 
 IDIOMS: tuple[str, ...] = (
@@ -56,6 +60,8 @@ IDIOMS: tuple[str, ...] = (
     "unfailing-import",  # equivalence.guards
     "typing-generic",  # equivalence.typingnames
     "type-checking",
+    "constant-test",  # equivalence.constants
+    "conditional-assignment",  # equivalence.conditionals
 )
 
 _ALIASES = {
@@ -154,6 +160,9 @@ class Idioms(BoolReturns, ast.NodeTransformer):
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
+        if (folded := fold_not(node)) is not None:
+            self._did("constant-test")
+            return folded
         test = node.operand
         if isinstance(node.op, ast.Not) and isinstance(test, ast.Compare) and len(test.ops) == 1:
             flip = {ast.Is: ast.IsNot, ast.In: ast.NotIn}.get(type(test.ops[0]))
@@ -207,8 +216,30 @@ class Idioms(BoolReturns, ast.NodeTransformer):
                 node.body = [ast.Pass()]
         return node
 
+    def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt]:
+        self.generic_visit(node)
+        if (branch := fold_if(node)) is not None:
+            self._did("constant-test")
+            return branch
+        if (one := conditional_assignment(node)) is not None:
+            self._did("conditional-assignment")
+            return one
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        if (value := fold_ifexp(node)) is not None:
+            self._did("constant-test")
+            return value
+        return node
+
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
+        if (folded := fold_boolop(node)) is not None:
+            self._did("constant-test")
+            if not isinstance(folded, ast.BoolOp):
+                return folded
+            node = folded
         if not isinstance(node.op, ast.Or):
             return node
         values: list[ast.expr] = []
@@ -402,6 +433,14 @@ class Idioms(BoolReturns, ast.NodeTransformer):
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         super().generic_visit(node)
+        if (
+            isinstance(getattr(node, "body", None), list)
+            and not node.body
+            and not isinstance(  # type: ignore[attr-defined]
+                node, ast.Module
+            )
+        ):
+            node.body = [ast.Pass()]  # type: ignore[attr-defined]  # its only ``if False:`` folded away
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from prreport.equivalence.constants import fold_boolop, fold_ifexp, fold_not
 from prreport.equivalence.rewrites.rewrite import Rewrite, Trace
 from prreport.python.definitions import same_tree
 from prreport.python.versions import fixed_by_version
@@ -79,39 +80,15 @@ class Fold(ast.NodeTransformer):
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         node = self.generic_visit(node)  # type: ignore[assignment]
-        if _is_bool(node.test):
-            return node.body if node.test.value else node.orelse  # type: ignore[attr-defined]
-        return node
+        return fold_ifexp(node) or node
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         node = self.generic_visit(node)  # type: ignore[assignment]
-        if isinstance(node.op, ast.Not) and _is_bool(node.operand):
-            return ast.copy_location(ast.Constant(value=not node.operand.value), node)  # type: ignore[attr-defined]
-        return node
+        return fold_not(node) or node
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         node = self.generic_visit(node)  # type: ignore[assignment]
-        # ``True and x`` is x; ``False and x`` is False (x never runs); ``or`` the other way.
-        neutral = isinstance(node.op, ast.And)
-        values: list[ast.expr] = []
-        for i, v in enumerate(node.values):
-            last = i == len(node.values) - 1
-            if _is_bool(v) and v.value is neutral and not last:  # type: ignore[attr-defined]
-                continue
-            if _is_bool(v) and v.value is not neutral:  # type: ignore[attr-defined]
-                if not values:
-                    return v
-                values.append(v)
-                break
-            values.append(v)
-        if len(values) == 1:
-            return values[0]
-        node.values = values
-        return node
-
-
-def _is_bool(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is bool
+        return fold_boolop(node) or node
 
 
 def merged_if(st: ast.If) -> ast.If | None:
