@@ -6,7 +6,8 @@ definitions and declared versions, and knows nothing of reports.
 
 - ``canonical``: the canonical form two versions are compared in (docstrings, annotations, the
   spelling of an imported object and pyupgrade-style spellings do not count), with
-  ``idioms``, ``returns`` and ``accumulators`` (the spellings linters' autofixes produce: ``suppress``,
+  ``idioms``, ``returns``, ``accumulators``, ``constants`` (tests on constants) and
+  ``conditionals`` (``if``/``else`` assigning one target) (the spellings linters' autofixes produce: ``suppress``,
   ``any``/``all``, a list filled by a loop as its comprehension...), ``fstrings`` (``.format``
   as an f-string) and ``typingnames`` (``typing.Dict[...]`` as ``dict[...]``) in their one form;
 - ``rewrites``: rewrites that keep what code does (a fixed version test, merged ``if``s, a local

@@ -433,14 +433,9 @@ class Idioms(BoolReturns, ast.NodeTransformer):
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         super().generic_visit(node)
-        if (
-            isinstance(getattr(node, "body", None), list)
-            and not node.body
-            and not isinstance(  # type: ignore[attr-defined]
-                node, ast.Module
-            )
-        ):
-            node.body = [ast.Pass()]  # type: ignore[attr-defined]  # its only ``if False:`` folded away
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and not body and not isinstance(node, ast.Module):
+            node.body = [ast.Pass()]  # type: ignore[attr-defined]  # its only ``if False:`` folded
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
