@@ -317,3 +317,56 @@ def test_calls_routed_through_a_new_forwarding_method_are_a_proven_extraction(tm
     dropped = after.replace("_log(*args)\n", "_log(*args[1:])\n")
     b = analyse_commit(tmp_path / "b", base, {"pkg/auth.py": dropped}, message="refactor (#2)")
     assert b.model.summary.verdict != "pure-refactor"
+
+
+# freezegun-6f4fab9f: a patch list built by a comprehension over a literal table reading
+# ``globals()[name]`` is the table written out with the names (invoke-70e9d93a has the loop form).
+_TABLE = (
+    "def f(s):\n"
+    "    things = [(n, globals()[n], k) for n, k in [('real_a', A), ('real_b', B)]]\n"
+    "    for mod in list(s):\n"
+    "        for attr in dir(mod):\n"
+    "            g(attr, things)\n"
+)
+_WRITTEN = (
+    "def f(s):\n"
+    "    to_patch = [('real_a', real_a, A), ('real_b', real_b, B)]\n"
+    "    for mod in list(s):\n"
+    "        for attr in dir(mod):\n"
+    "            g(attr, to_patch)\n"
+)
+_MODULE = frozenset({"real_a", "real_b", "A", "B", "g"})
+
+
+def _with_module(a: str, b: str, names: frozenset[str] = _MODULE) -> list[str] | None:
+    fa, fb = ast.parse(a).body[0], ast.parse(b).body[0]
+    return same_effects(fa, fb, (ModuleFacts(names), ModuleFacts(names)))  # type: ignore[arg-type]
+
+
+def test_a_comprehension_over_a_literal_table_is_the_table_written_out() -> None:
+    assert _with_module(_TABLE, _WRITTEN) is not None
+
+
+@pytest.mark.parametrize(
+    ("before", "names"),
+    [
+        (_TABLE.replace("('real_b', B)", "('real_b', A)"), _MODULE),  # another value
+        (_TABLE.replace("for n, k in", "for n, k in") + "", _MODULE - {"real_b"}),  # not bound
+        (_TABLE.replace("globals()[n]", "locals()[n]"), _MODULE),  # the frame's locals
+        (_TABLE.replace("]]\n", "] if k]\n", 1), _MODULE),  # a filter: not unrolled
+        (_TABLE.replace("globals()[n], k)", "(lambda: n), k)"), _MODULE),  # a closure
+        ("globals = dict\n" + _TABLE, _MODULE | {"globals"}),  # not the builtin
+    ],
+)
+def test_near_misses_of_the_literal_table(before: str, names: frozenset[str]) -> None:
+    fn = next(st for st in ast.parse(before).body if isinstance(st, ast.FunctionDef))
+    after = ast.parse(_WRITTEN).body[0]
+    assert same_effects(fn, after, (ModuleFacts(names), ModuleFacts(names))) is None  # type: ignore[arg-type]
+
+
+def test_dir_of_an_object_is_a_call_and_dir_of_the_frame_is_not_modelled() -> None:
+    call = "def f(m):\n    return dir(m)\n"
+    assert _with_module(call, call) is not None
+    assert _with_module(call, "def f(m):\n    return dir(g)\n") is None
+    frame = "def f(m):\n    return dir()\n"
+    assert _with_module(frame, frame) is None

@@ -14,11 +14,12 @@ import ast
 from collections.abc import Sequence
 from functools import partial
 
+from prreport.equivalence.effects.expressions import UNROLL_ITEMS
 from prreport.equivalence.effects.statements import Statements
 from prreport.equivalence.effects.terms import Path, Term, Unsupported
 from prreport.equivalence.effects.tree import Conts, exits, leaf
 
-UNROLL = 16
+UNROLL = UNROLL_ITEMS
 _SCOPES = (
     ast.FunctionDef,
     ast.AsyncFunctionDef,

@@ -38,6 +38,11 @@ _EFFECTFUL = (
 )  # fmt: skip
 
 
+# Made in an element, they would see a comprehension's last item, not the one at hand.
+_CLOSURES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+UNROLL_ITEMS = 16  # a loop or comprehension over a literal of at most this many items is unrolled
+
+
 # Methods that change only their container and run no other code (``__hash__``/``__eq__`` of
 # what a set holds assumed to compute values): on a private container, local effects.
 LOCAL_METHODS = {
@@ -65,6 +70,13 @@ def _plain_iterable(t: Term, path: Path) -> bool:
     return t[0] == "tuple" or is_value(t) or t in path.private
 
 
+def _parts(item: Term, n: int) -> list[Term] | None:
+    """The ``n`` items of a literal tuple term (no starred item), or None."""
+    if item[0] == "tuple" and len(item[1]) == n and not any(v[0] == "star" for v in item[1]):
+        return list(item[1])
+    return None
+
+
 def effect_free(node: ast.AST) -> bool:
     """Whether evaluating ``node`` can make no effect the summary records (reads only)."""
     return not any(isinstance(n, _EFFECTFUL) for n in ast.walk(node))
@@ -79,7 +91,7 @@ class Expressions:
         self.interner = interner
 
     # -- what the statement half supplies -------------------------------------------------
-    def read(self, name: str, path: Path) -> Term:
+    def read(self, name: str, path: Path, looks_at_locals: bool = True) -> Term:
         raise NotImplementedError
 
     def inline(self, fn: Term, args: tuple, kws: tuple, path: Path) -> Term | None:
@@ -89,6 +101,10 @@ class Expressions:
         raise NotImplementedError
 
     def bind(self, name: str, value: Term, path: Path) -> None:
+        raise NotImplementedError
+
+    def global_read(self, name: str, path: Path) -> Term | None:
+        """The module binding ``globals()[name]`` reads, or None when it may be another."""
         raise NotImplementedError
 
     # -- effects -------------------------------------------------------------------------
@@ -123,6 +139,21 @@ class Expressions:
         return ("attr", obj, node.attr, tag(path.state, obj) if obj[0] != "imp" else None)
 
     def _Subscript(self, node: ast.Subscript, path: Path) -> Term:
+        key_node = node.slice
+        if (
+            isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "globals"
+            and not node.value.args
+            and not node.value.keywords
+        ):
+            # ``globals()["name"]``: the module's own binding of that name (whatever the locals)
+            key = self.eval(key_node, path)
+            if key[0] == "c" and isinstance(key[2], str):
+                found = self.global_read(key[2], path)
+                if found is not None:
+                    return found
+            raise Unsupported("introspection of globals")
         obj = self.eval(node.value, path)
         key = self.eval(node.slice, path)
         return ("item", obj, key, path.state)
@@ -272,7 +303,11 @@ class Expressions:
         return ("fmt", v, node.conversion, spec, tag(path.state, v, spec))
 
     def _Call(self, node: ast.Call, path: Path) -> Term:
-        fn = self.eval(node.func, path)
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("dir", "vars") and node.args:
+            fn = self.read(func.id, path, looks_at_locals=False)  # ``dir(module)``: an object's
+        else:
+            fn = self.eval(func, path)
         args = tuple(self._elements(node.args, path))
         kws = self._keywords(node.keywords, path)
         if fn[0] == "b" and fn[1] in PURE and not any(a[0] == "star" for a in args) and not kws:
@@ -309,7 +344,48 @@ class Expressions:
         # It runs at once, and may call anything: one effect, its code with the locals it reads.
         if any(isinstance(n, ast.NamedExpr) for n in ast.walk(node)):
             raise Unsupported("assignment expression in a comprehension")
+        unrolled = self._unrolled_comprehension(node, path)
+        if unrolled is not None:
+            return unrolled
         return self.emit(path, ("comp", self.code(node, path, closure=False)))
+
+    def _unrolled_comprehension(self, node: ast.expr, path: Path) -> Term | None:
+        """``[e for n, v in (("a", A), ("b", B))]`` over a literal of at most ``UNROLL_ITEMS``
+        items: the list of ``e`` with the targets bound to each item in turn (the items are
+        evaluated first, as the literal is; the targets do not leak: Python 3 scopes them).
+        None for a filter, several ``for``s, a target other than names, or an element that
+        makes a closure (it would see the last item)."""
+        if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
+            return None
+        gen = node.generators[0]
+        seq = gen.iter
+        if gen.ifs or gen.is_async or not isinstance(seq, ast.Tuple | ast.List):
+            return None
+        if len(seq.elts) > UNROLL_ITEMS or any(isinstance(e, ast.Starred) for e in seq.elts):
+            return None
+        if any(isinstance(n, _CLOSURES) for n in ast.walk(node.elt)):
+            return None
+        targets = gen.target.elts if isinstance(gen.target, ast.Tuple) else [gen.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            return None
+        items = [self.eval(e, path) for e in seq.elts]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        saved = {n: path.env[n] for n in names if n in path.env}
+        values: list[Term] = []
+        try:
+            for item in items:
+                parts = (
+                    [item] if not isinstance(gen.target, ast.Tuple) else _parts(item, len(names))
+                )
+                if parts is None:
+                    return None
+                path.env.update(zip(names, parts, strict=True))
+                values.append(self.eval(node.elt, path))
+        finally:
+            for n in names:
+                path.env.pop(n, None)
+            path.env.update(saved)
+        return self._made(path, "list", tuple(values))
 
     _SetComp = _DictComp = _ListComp
 

@@ -69,14 +69,26 @@ class Machine(Blocks):
         return self.block(self.fn.body, path, Conts(lambda p: leaf(p, ("ret", NONE))))
 
     # -- names ---------------------------------------------------------------------------
-    def read(self, name: str, path: Path) -> Term:
+    def global_read(self, name: str, path: Path) -> Term | None:
+        """``globals()[name]``: the module binding, when ``globals`` is the builtin and the module
+        binds ``name`` (else the lookup may fail where the name would find a builtin)."""
+        known = self.module.names
+        if known is None or "globals" in path.env or "globals" in self.locals:
+            return None
+        if "globals" in known or name not in known:
+            return None
+        return ("g", name, path.state)
+
+    def read(self, name: str, path: Path, looks_at_locals: bool = True) -> Term:
+        """The term of ``name``; ``looks_at_locals``: a call of it may read the frame's locals
+        (``locals()``, ``dir()``, ``vars()``, ``eval``: not modelled; ``dir(x)`` reads ``x``)."""
         if name in path.env:
             return path.env[name]
         if name.startswith("@"):
             return ("imp", name)
         if name in self.locals:
             raise Unsupported(f"{name} may be unbound here")
-        if name in _INTROSPECTION:
+        if name in _INTROSPECTION and looks_at_locals:
             raise Unsupported("introspection of locals")
         if self.module.names is None or name in self.module.names or name not in _BUILTINS:
             return ("g", name, path.state)
