@@ -10,6 +10,7 @@ away, where it must not.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -509,3 +510,38 @@ def test_a_match_on_literals_is_the_same_if_elif_chain(
         "a `match` on `platform.system()` with literal cases is the same `if`/`elif` chain of"
         " `==` tests (assuming evaluating `platform.system()` again gives the same value"
     ) in _item(a, TAGS)
+
+
+def _renamed(before: str, after: str) -> object:
+    from prreport.equivalence.canonical import canonical
+    from prreport.equivalence.rewrites import see_through
+
+    a, b = ast.parse(before).body[0], ast.parse(after).body[0]
+    return see_through(canonical(a, {}), canonical(b, {}), None)
+
+
+_SHADOW = "def f():\n    x = 1\n\n    def inner(x):\n        return x\n\n    return inner(2)\n"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # inner now returns the outer local, not its own parameter: 1, not 2
+        "def f():\n    y = 1\n\n    def inner(x):\n        return y\n\n    return inner(2)\n",
+        # a lambda's parameter and a comprehension's target shadow the same way
+        "def f():\n    y = 1\n\n    inner = lambda x: y\n    return inner(2)\n",
+    ],
+)
+def test_a_local_renamed_where_a_nested_scope_binds_the_old_name_is_not_the_same(after: str):
+    lam = "def f():\n    x = 1\n\n    inner = lambda x: x\n    return inner(2)\n"
+    before = lam if "lambda" in after else _SHADOW
+    assert _renamed(before, after) is None
+
+
+def test_a_loop_variable_renamed_beside_a_comprehension_of_the_old_name_is_a_rename():
+    # faker-fff4c0d8: ``for i in range(n)`` -> ``for _ in range(n)``, ``[i / t for i in cdf]`` kept
+    before = "def f(n, cdf, t):\n    for i in range(n):\n        g([i / t for i in cdf])\n"
+    after = "def f(n, cdf, t):\n    for _ in range(n):\n        g([i / t for i in cdf])\n"
+    assert _renamed(before, after) is not None
+    reads_outer = "def f(n, cdf, t):\n    for _ in range(n):\n        g([i / t for j in cdf])\n"
+    assert _renamed(before, reads_outer) is None

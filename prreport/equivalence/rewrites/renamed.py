@@ -57,12 +57,71 @@ def alpha(fn: ast.AST) -> list[str] | None:
     if defs & set(local):
         return None
     new = {name: f"%{i}" for i, name in enumerate(local)}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name) and node.id in new:
-            node.id = new[node.id]
-        elif isinstance(node, ast.ExceptHandler) and node.name in new:
-            node.name = new[node.name]
+    for child in ast.iter_child_nodes(fn):
+        _rename(child, new)
     return local
+
+
+def _rename(node: ast.AST, new: dict[str, str]) -> None:
+    """Rename the function's locals in ``node``, not where a nested scope binds the same name:
+    a nested def's or lambda's parameters and own assignments, a comprehension's targets (its
+    first iterable is read in the enclosing scope; decorators and defaults are too)."""
+    if not new:
+        return
+    if isinstance(node, ast.Name):
+        node.id = new.get(node.id, node.id)
+        return
+    if isinstance(node, ast.ExceptHandler) and node.name in new:
+        node.name = new[node.name]
+    if isinstance(node, _COMPREHENSIONS):
+        first, *rest = node.generators
+        _rename(first.iter, new)
+        inner = _without(new, [g.target for g in node.generators])
+        for part in (first.target, *first.ifs, *rest):
+            _rename(part, inner)
+        for field in ("elt", "key", "value"):
+            if isinstance(getattr(node, field, None), ast.AST):
+                _rename(getattr(node, field), inner)
+        return
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        for outside in (
+            *getattr(node, "decorator_list", []),
+            *node.args.defaults,
+            *[d for d in node.args.kw_defaults if d is not None],
+        ):
+            _rename(outside, new)
+        params = [ast.Name(id=a.arg) for a in ast.walk(node.args) if isinstance(a, ast.arg)]
+        body: list[ast.AST] = [*node.body] if isinstance(node.body, list) else [node.body]
+        inner = _without(new, [*params, *_own_stores(body)])
+        for st in body:
+            _rename(st, inner)
+        return
+    for child in ast.iter_child_nodes(node):
+        _rename(child, new)
+
+
+def _without(new: dict[str, str], bound: list[ast.AST]) -> dict[str, str]:
+    names = {n.id for b in bound for n in ast.walk(b) if isinstance(n, ast.Name)}
+    return {k: v for k, v in new.items() if k not in names}
+
+
+def _own_stores(body: list[ast.AST]) -> list[ast.AST]:
+    """The names a nested scope binds itself (its nested scopes left out)."""
+    out: list[ast.AST] = []
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.append(node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.append(ast.Name(id=node.name))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.append(ast.Name(id=node.name))
+            continue
+        if isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def reads_frame(fn: ast.AST) -> bool:
