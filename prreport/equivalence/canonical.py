@@ -221,6 +221,7 @@ class _Canon(ast.NodeTransformer):
     def visit_Module(self, node: ast.Module) -> ast.AST:
         self._strip_doc(node)
         self._blind = annotation_blind(self.whole or node, self.is_builtin)
+        self.whole = None  # read once: held longer, a cycle around this visitor keeps the tree
         return self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
